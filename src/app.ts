@@ -1,0 +1,75 @@
+import { bodyLimit } from "hono/body-limit";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
+import { specialEventsRouter } from "./events";
+import { healthRouter } from "./health";
+import { handleError, handleMethodNotAllowed, handleNotFound } from "./lib/errors";
+import { createRouter } from "./lib/openapi";
+import { ProblemError } from "./lib/problem";
+import { basicAuth } from "./middleware/basic-auth";
+import { d1Session } from "./middleware/d1-session";
+import { jsonBody } from "./middleware/json-body";
+
+/** The interface version this service implements (the API description's). */
+export const API_VERSION = "1.1.1";
+export const API_BASE_PATH = "/v1.1";
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB. */
+function createApi() {
+  const api = createRouter();
+  // Registered before the auth middleware, so the document stays public.
+  api.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Museum API",
+      version: API_VERSION,
+      description: "Museum hours, special events, tickets and ticket QR images.",
+      license: { name: "MIT", url: "https://opensource.org/license/mit/" },
+    },
+    servers: [{ url: API_BASE_PATH }],
+    security: [{ MuseumPlaceholderAuth: [] }],
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "MuseumPlaceholderAuth", {
+    type: "http",
+    scheme: "basic",
+  });
+
+  api.use(
+    basicAuth({ realm: "museum" }),
+    // Counts the bytes actually read when no Content-Length is given; with one,
+    // the runtime never hands the Worker more bytes than it declares.
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ProblemError(413, { detail: `The request body is over ${MAX_BODY_BYTES} bytes.` });
+      },
+    }),
+    jsonBody(),
+  );
+  api.route("/", specialEventsRouter);
+  return api;
+}
+
+export function createApp() {
+  const app = createRouter();
+  app.use(requestId({ generator: () => crypto.randomUUID() }));
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: handleMethodNotAllowed }));
+  app.use(d1Session());
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+
+  app.get("/", (c) =>
+    c.json({
+      name: "Museum API",
+      version: API_VERSION,
+      api: API_BASE_PATH,
+      openapi: `${API_BASE_PATH}/openapi.json`,
+      docs: "/docs",
+      health: "/healthz",
+    }),
+  );
+  app.route("/", healthRouter);
+  app.route(API_BASE_PATH, createApi());
+  return app;
+}

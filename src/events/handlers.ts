@@ -1,0 +1,64 @@
+import type { AppRouteHandler } from "../lib/types";
+import { addDays, todayIn } from "../lib/dates";
+import { validationProblem } from "../lib/errors";
+import { pageOffset, paginationLink } from "../lib/pagination";
+import { ProblemError } from "../lib/problem";
+import * as queries from "./queries";
+import type * as routes from "./routes";
+
+const DEFAULT_WINDOW_DAYS = 7;
+
+function eventNotFound(eventId: string) {
+  return new ProblemError(404, { detail: `No special event with id ${eventId}.` });
+}
+
+export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEvent> = async (c) => {
+  const event = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));
+  c.header("Location", `${new URL(c.req.url).pathname}/${event.eventId}`);
+  return c.json(event, 201);
+};
+
+export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents> = async (c) => {
+  const query = c.req.valid("query");
+  const startDate = query.startDate ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  const endDate = query.endDate ?? addDays(startDate, DEFAULT_WINDOW_DAYS);
+  if (endDate < startDate) {
+    throw validationProblem([
+      { path: "query.endDate", message: `Must not be before startDate (${startDate}).` },
+    ]);
+  }
+  const page = { page: query.page, limit: query.limit };
+  // One row more than the page tells whether a next page exists.
+  const rows = await queries.listSpecialEventsInWindow(c.var.db, {
+    startDate,
+    endDate,
+    limit: page.limit + 1,
+    offset: pageOffset(page),
+  });
+  const url = new URL(c.req.url);
+  url.searchParams.set("startDate", startDate);
+  url.searchParams.set("endDate", endDate);
+  const link = paginationLink(url.href, page, rows.length > page.limit);
+  if (link) c.header("Link", link);
+  return c.json(rows.slice(0, page.limit), 200);
+};
+
+export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = async (c) => {
+  const { eventId } = c.req.valid("param");
+  const event = await queries.findSpecialEvent(c.var.db, eventId);
+  if (!event) throw eventNotFound(eventId);
+  return c.json(event, 200);
+};
+
+export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
+  const { eventId } = c.req.valid("param");
+  const event = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json"));
+  if (!event) throw eventNotFound(eventId);
+  return c.json(event, 200);
+};
+
+export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {
+  const { eventId } = c.req.valid("param");
+  if (!(await queries.cancelSpecialEvent(c.var.db, eventId))) throw eventNotFound(eventId);
+  return c.body(null, 204);
+};

@@ -1,0 +1,167 @@
+import type { Db } from "../env";
+import type { IsoDate } from "../lib/dates";
+import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
+
+type EventRow = {
+  event_id: string;
+  name: string;
+  location: string;
+  description: string;
+  price_cents: number;
+  /** JSON array of the event's dates. */
+  dates: string;
+};
+
+const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+const EVENT_COLUMNS = `e.event_id, e.name, e.location, e.description, e.price_cents,
+  (SELECT json_group_array(event_date)
+     FROM (SELECT event_date FROM special_event_dates
+            WHERE event_id = e.event_id ORDER BY event_date)) AS dates`;
+
+// Dates arrive as one JSON array parameter: D1 allows 100 bound parameters per
+// statement and an event may have 366 dates.
+const INSERT_DATES = `INSERT INTO special_event_dates (event_id, event_date, event_name)
+  SELECT e.event_id, d.value, e.name
+    FROM special_events e, json_each(?2) d
+   WHERE e.event_id = ?1 AND e.cancelled_at IS NULL`;
+
+function toCents(price: number): number {
+  return Math.round(price * 100);
+}
+
+function toSpecialEvent(row: EventRow): SpecialEvent {
+  return {
+    eventId: row.event_id,
+    name: row.name,
+    location: row.location,
+    eventDescription: row.description,
+    dates: (JSON.parse(row.dates) as string[]).sort(),
+    price: row.price_cents / 100,
+  };
+}
+
+function selectActiveEvent(db: Db, eventId: string) {
+  return db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM special_events e WHERE e.event_id = ?1 AND e.cancelled_at IS NULL`)
+    .bind(eventId);
+}
+
+/** Inserts an event and its dates in one atomic batch; returns it as stored. */
+export async function insertSpecialEvent(
+  db: Db,
+  input: CreateSpecialEventRequest,
+): Promise<SpecialEvent> {
+  const eventId = crypto.randomUUID();
+  const results = await db.batch([
+    db
+      .prepare(
+        `INSERT INTO special_events (event_id, name, location, description, price_cents)
+         VALUES (?1, ?2, ?3, ?4, ?5)`,
+      )
+      .bind(eventId, input.name, input.location, input.eventDescription, toCents(input.price)),
+    db.prepare(INSERT_DATES).bind(eventId, JSON.stringify(input.dates)),
+    selectActiveEvent(db, eventId),
+  ]);
+  return toSpecialEvent(results[2]!.results[0] as EventRow);
+}
+
+export async function findSpecialEvent(db: Db, eventId: string): Promise<SpecialEvent | null> {
+  const row = await selectActiveEvent(db, eventId).first<EventRow>();
+  return row ? toSpecialEvent(row) : null;
+}
+
+/**
+ * Applies the fields present in `changes` in one atomic batch; returns the
+ * whole updated event, or null when no active event has that id.
+ */
+export async function updateSpecialEvent(
+  db: Db,
+  eventId: string,
+  changes: UpdateSpecialEventRequest,
+): Promise<SpecialEvent | null> {
+  const whenActive = "EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)";
+  const statements = [
+    db
+      .prepare(
+        `UPDATE special_events
+            SET name = coalesce(?2, name), location = coalesce(?3, location),
+                description = coalesce(?4, description), price_cents = coalesce(?5, price_cents),
+                updated_at = ${NOW}
+          WHERE event_id = ?1 AND cancelled_at IS NULL`,
+      )
+      .bind(
+        eventId,
+        changes.name ?? null,
+        changes.location ?? null,
+        changes.eventDescription ?? null,
+        changes.price === undefined ? null : toCents(changes.price),
+      ),
+  ];
+  if (changes.dates) {
+    statements.push(
+      db.prepare(`DELETE FROM special_event_dates WHERE event_id = ?1 AND ${whenActive}`).bind(eventId),
+      db.prepare(INSERT_DATES).bind(eventId, JSON.stringify(changes.dates)),
+    );
+  } else if (changes.name !== undefined) {
+    statements.push(
+      db
+        .prepare(`UPDATE special_event_dates SET event_name = ?2 WHERE event_id = ?1 AND ${whenActive}`)
+        .bind(eventId, changes.name),
+    );
+  }
+  statements.push(selectActiveEvent(db, eventId));
+  const results = await db.batch(statements);
+  const row = results.at(-1)!.results[0] as EventRow | undefined;
+  return row ? toSpecialEvent(row) : null;
+}
+
+/**
+ * Cancels an event: it disappears from the API, its row and dates stay for the
+ * tickets already sold. Returns false when no active event has that id.
+ */
+export async function cancelSpecialEvent(db: Db, eventId: string): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE special_events SET cancelled_at = ${NOW}, updated_at = ${NOW}
+        WHERE event_id = ?1 AND cancelled_at IS NULL`,
+    )
+    .bind(eventId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+export type EventWindow = {
+  startDate: IsoDate;
+  endDate: IsoDate;
+  limit: number;
+  offset: number;
+};
+
+/**
+ * Active events with a date in [?1, ?2], ordered by their first date in the
+ * window, then name (byte order), then id; ?3 rows from offset ?4.
+ *
+ * The scan walks special_event_dates_by_date in that very order and keeps a
+ * row only when it is its event's first date in the window (the NOT EXISTS
+ * probe is a primary-key lookup), so it stops after offset + limit events
+ * however many are stored. Exported for the query-plan test.
+ */
+export const LIST_IN_WINDOW_SQL = `SELECT ${EVENT_COLUMNS}
+   FROM special_event_dates d
+   JOIN special_events e ON e.event_id = d.event_id
+  WHERE d.event_date BETWEEN ?1 AND ?2
+    AND NOT EXISTS (SELECT 1 FROM special_event_dates earlier
+                     WHERE earlier.event_id = d.event_id
+                       AND earlier.event_date >= ?1 AND earlier.event_date < d.event_date)
+    AND e.cancelled_at IS NULL
+  ORDER BY d.event_date, d.event_name, d.event_id
+  LIMIT ?3 OFFSET ?4`;
+
+export async function listSpecialEventsInWindow(db: Db, window: EventWindow): Promise<SpecialEvent[]> {
+  const { results } = await db
+    .prepare(LIST_IN_WINDOW_SQL)
+    .bind(window.startDate, window.endDate, window.limit, window.offset)
+    .all<EventRow>();
+  return results.map(toSpecialEvent);
+}

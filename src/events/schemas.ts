@@ -1,0 +1,121 @@
+import { z } from "@hono/zod-openapi";
+import { DateSchema, UuidSchema } from "../lib/openapi";
+import { PaginationQuerySchema } from "../lib/pagination";
+
+const MAX_PRICE = 1_000_000;
+
+function text(max: number, description: string, example: string) {
+  return z
+    .string()
+    .min(1, { error: `Must be 1 to ${max} characters.` })
+    .max(max, { error: `Must be 1 to ${max} characters.` })
+    .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
+    .openapi({ description, example });
+}
+
+/** True when a number has at most two decimals (so it is a whole number of cents). */
+function isWholeCents(value: number): boolean {
+  const cents = value * 100;
+  return Math.abs(cents - Math.round(cents)) < 1e-6;
+}
+
+export const EventIdSchema = UuidSchema.openapi({
+  description: "Identifier for a special event.",
+  example: "3be6453c-03eb-4357-ae5a-984a0e574a54",
+});
+
+const EventNameSchema = text(200, "Name of the special event.", "Pirate Coding Workshop");
+const EventLocationSchema = text(200, "Location where the special event is held.", "Computer Room");
+const EventDescriptionSchema = text(
+  5000,
+  "Description of the special event.",
+  "Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).",
+);
+
+const EventDatesSchema = z
+  .array(DateSchema)
+  .min(1, { error: "Must list 1 to 366 dates." })
+  .max(366, { error: "Must list 1 to 366 dates." })
+  .superRefine((dates, ctx) => {
+    const seen = new Set<string>();
+    dates.forEach((date, index) => {
+      if (seen.has(date)) {
+        ctx.addIssue({ code: "custom", path: [index], message: `Repeats the date ${date}.` });
+      }
+      seen.add(date);
+    });
+  })
+  .openapi({ description: "List of planned dates for the special event." });
+
+const EventPriceSchema = z
+  .number({ error: "Must be a number." })
+  .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
+  .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
+  .refine(isWholeCents, { error: "Must have at most two decimals." })
+  .openapi({ description: "Price of a ticket for the special event.", format: "float", example: 25 });
+
+const eventFields = {
+  name: EventNameSchema,
+  location: EventLocationSchema,
+  eventDescription: EventDescriptionSchema,
+  dates: EventDatesSchema,
+  price: EventPriceSchema,
+};
+
+export const CreateSpecialEventRequestSchema = z
+  .strictObject(eventFields)
+  .openapi("CreateSpecialEventRequest", {
+    description: "Request payload for creating new special events at the museum.",
+  });
+export type CreateSpecialEventRequest = z.infer<typeof CreateSpecialEventRequestSchema>;
+
+export const UpdateSpecialEventRequestSchema = z
+  .strictObject(eventFields)
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, {
+    error: "Send at least one field to change.",
+  })
+  .openapi("UpdateSpecialEventRequest", {
+    description:
+      "Request payload for updating an existing special event. Only included fields are updated in the event.",
+  });
+export type UpdateSpecialEventRequest = z.infer<typeof UpdateSpecialEventRequestSchema>;
+
+export const SpecialEventResponseSchema = z
+  .object({
+    eventId: EventIdSchema,
+    name: EventNameSchema,
+    location: EventLocationSchema,
+    eventDescription: EventDescriptionSchema,
+    dates: EventDatesSchema,
+    price: EventPriceSchema,
+  })
+  .openapi("SpecialEventResponse", { description: "Information about a special event." });
+export type SpecialEvent = z.infer<typeof SpecialEventResponseSchema>;
+
+export const ListSpecialEventsResponseSchema = z
+  .array(SpecialEventResponseSchema)
+  .openapi("ListSpecialEventsResponse", { description: "List of upcoming special events." });
+
+export const EventIdParamsSchema = z.object({
+  eventId: EventIdSchema.openapi({ param: { name: "eventId", in: "path" } }),
+});
+
+export const ListSpecialEventsQuerySchema = z
+  .object({
+    startDate: DateSchema.optional().openapi({
+      param: {
+        name: "startDate",
+        in: "query",
+        description: "First day of the window (default: today in the museum's time zone).",
+      },
+    }),
+    endDate: DateSchema.optional().openapi({
+      param: {
+        name: "endDate",
+        in: "query",
+        description: "Last day of the window (default: 7 days after `startDate`).",
+      },
+    }),
+  })
+  .extend(PaginationQuerySchema.shape);

@@ -1,0 +1,6 @@
+import type { Db } from "../env";
+
+/** Throws when the database does not answer. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.prepare("SELECT 1").first();
+}

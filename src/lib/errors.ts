@@ -1,0 +1,101 @@
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { Hook } from "@hono/zod-openapi";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError } from "./problem";
+
+// How a validation target is named in an error path (`query.limit`, `path.eventId`).
+const TARGET_PREFIX: Record<string, string> = {
+  json: "",
+  query: "query.",
+  param: "path.",
+  header: "header.",
+};
+
+function formatPath(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out === "" || out.endsWith(".") ? String(segment) : `.${String(segment)}`;
+  }
+  return out === "" ? "(body)" : out.replace(/\.$/, "");
+}
+
+/** One `{ path, message }` per offending field of a zod failure. */
+export function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  const prefix = TARGET_PREFIX[target] ?? `${target}.`;
+  return issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({
+          path: formatPath(prefix, [...issue.path, key]),
+          message: "Unknown field.",
+        }))
+      : [{ path: formatPath(prefix, issue.path), message: issue.message }],
+  );
+}
+
+export function validationProblem(errors: FieldError[]): ProblemError {
+  return new ProblemError(400, {
+    type: PROBLEM_TYPES.validation,
+    title: "Validation failed",
+    detail: `The request has ${errors.length} invalid value${errors.length === 1 ? "" : "s"}.`,
+    errors,
+  });
+}
+
+/** Used by every OpenAPI route: a failed zod validation becomes a 400 problem. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (!result.success) {
+    throw validationProblem(fieldErrors(result.target, result.error.issues));
+  }
+};
+
+/** The app's single error path: every failure leaves as problem+json. */
+export const handleError: ErrorHandler<AppEnv> = (err, c) => {
+  const requestId = c.var.requestId;
+  if (err instanceof ProblemError) {
+    return problemResponse(err.status as ContentfulStatusCode, err.problem, requestId);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    // Hono's own client errors; the only one reachable here is the JSON
+    // parser's "Malformed JSON in request body".
+    const malformed = err.status === 400;
+    return problemResponse(
+      err.status as ContentfulStatusCode,
+      {
+        ...(malformed ? { type: PROBLEM_TYPES.malformedJson, title: "Malformed JSON" } : {}),
+        detail: malformed ? "The request body is not valid JSON." : err.message,
+      },
+      requestId,
+    );
+  }
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId,
+      message: "unhandled error",
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    }),
+  );
+  return problemResponse(
+    500,
+    { detail: `The request failed. Quote request id ${requestId} when reporting it.` },
+    requestId,
+  );
+};
+
+export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
+  problemResponse(404, { detail: `No resource at ${c.req.path}.` }, c.var.requestId);
+
+export const handleMethodNotAllowed = (c: Context<AppEnv>, methods: string[]) =>
+  problemResponse(
+    405,
+    {
+      detail: `${c.req.method} is not allowed on ${c.req.path}.`,
+      headers: { Allow: methods.join(", ") },
+    },
+    c.var.requestId,
+  );

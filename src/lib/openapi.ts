@@ -1,0 +1,79 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { validationHook } from "./errors";
+import { isIsoDate } from "./dates";
+
+/** Every resource router is created here, so all share the validation hook. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+export const DateSchema = z
+  .string()
+  .refine(isIsoDate, { error: "Must be a real calendar date, YYYY-MM-DD." })
+  .openapi({ type: "string", format: "date", example: "2023-10-29" });
+
+/** A uuid, compared in lower case as the service stores it. */
+export const UuidSchema = z
+  .uuid({ error: "Must be a uuid." })
+  .transform((value) => value.toLowerCase())
+  .openapi({ type: "string", format: "uuid" });
+
+export const FieldErrorSchema = z
+  .object({
+    path: z.string().openapi({ example: "dates[1]" }),
+    message: z.string().openapi({ example: "Must be a real calendar date, YYYY-MM-DD." }),
+  })
+  .openapi("FieldError");
+
+/** RFC 9457 problem details, the body of every error response. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().openapi({ example: "/problems/validation-error" }),
+    title: z.string().openapi({ example: "Validation failed" }),
+    status: z.number().int().openapi({ example: 400 }),
+    detail: z.string().openapi({ example: "The request has 1 invalid value." }),
+    errors: z.array(FieldErrorSchema).optional(),
+    requestId: z.string().optional(),
+  })
+  .openapi("Problem");
+
+const PROBLEM_DESCRIPTIONS = {
+  400: "Bad request: malformed JSON, or a value that breaks the schema (see `errors`).",
+  401: "Credentials missing or wrong.",
+  403: "The account's role may not do this.",
+  404: "Not found.",
+  409: "A request with the same Idempotency-Key is still being processed.",
+  413: "Body over 16 KiB.",
+  415: "The body is not application/json.",
+  422: "The Idempotency-Key was used before with a different body.",
+  429: "Too many failed logins; retry after `Retry-After` seconds.",
+} as const;
+
+type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
+
+/** OpenAPI `responses` entries for the problem statuses a route can answer. */
+export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  const responses = {} as Record<
+    S,
+    { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
+  >;
+  for (const status of statuses) {
+    responses[status] = {
+      description: PROBLEM_DESCRIPTIONS[status],
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    };
+  }
+  return responses;
+}
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+/** Operations every /v1.1 route shares: Basic auth. */
+export const BASIC_AUTH = [{ MuseumPlaceholderAuth: [] }];

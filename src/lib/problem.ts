@@ -1,0 +1,78 @@
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** One offending input field of a validation problem. */
+export type FieldError = {
+  /** Where the value sits: `dates[1]` in a body, `query.limit`, `path.eventId`, `header.idempotency-key`. */
+  path: string;
+  message: string;
+};
+
+/** Titles for the statuses this service answers with (RFC 9457 "title"). */
+const TITLES: Partial<Record<ContentfulStatusCode, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+export type ProblemOptions = {
+  /** Human-readable explanation specific to this occurrence. */
+  detail: string;
+  /** A problem type URI; `about:blank` (the status says it all) by default. */
+  type?: string;
+  /** Overrides the status's standard title, for problem types of our own. */
+  title?: string;
+  /** Per-field validation failures. */
+  errors?: FieldError[];
+  /** Extra response headers (`Allow`, `WWW-Authenticate`, `Retry-After`). */
+  headers?: Record<string, string>;
+};
+
+/**
+ * An error a client caused (or a 5xx we chose to answer), thrown from
+ * middleware, validation hooks and handlers alike. The app's single error
+ * handler turns it into an RFC 9457 `application/problem+json` response.
+ */
+export class ProblemError extends HTTPException {
+  readonly problem: ProblemOptions;
+
+  constructor(status: ContentfulStatusCode, problem: ProblemOptions) {
+    super(status, { message: problem.detail });
+    this.problem = problem;
+  }
+}
+
+/** Builds the problem+json response for a status, adding the request id. */
+export function problemResponse(
+  status: ContentfulStatusCode,
+  problem: ProblemOptions,
+  requestId: string | undefined,
+): Response {
+  const body = {
+    type: problem.type ?? "about:blank",
+    title: problem.title ?? TITLES[status] ?? "Error",
+    status,
+    detail: problem.detail,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/problem+json", ...problem.headers },
+  });
+}
+
+/** The problem types this service defines beyond plain HTTP statuses. */
+export const PROBLEM_TYPES = {
+  validation: "/problems/validation-error",
+  malformedJson: "/problems/malformed-json",
+} as const;

@@ -1,0 +1,38 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../../env";
+import { ProblemError } from "../../lib/problem";
+
+export type D1SessionOptions = {
+  /** Header carrying the client's last bookmark in, and the session's bookmark out. */
+  headerName?: string;
+};
+
+// D1 bookmarks are short opaque tokens of hex digits and dashes; anything else
+// is refused before it reaches D1.
+const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,128}$/;
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Runs the request in one D1 session (read replication): it continues from the
+ * client's bookmark when one is sent, else reads may go to any replica and
+ * writes start at the primary. The session's latest bookmark goes back to the
+ * client so that its next request reads its own writes. Sets `db`.
+ */
+export const d1Session = (options: D1SessionOptions = {}) => {
+  const headerName = options.headerName ?? "x-d1-bookmark";
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const bookmark = c.req.header(headerName);
+    if (bookmark !== undefined && !BOOKMARK_PATTERN.test(bookmark)) {
+      throw new ProblemError(400, {
+        detail: `The ${headerName} header is not a D1 bookmark.`,
+      });
+    }
+    const session = c.env.DB.withSession(
+      bookmark ?? (READ_METHODS.has(c.req.method) ? "first-unconstrained" : "first-primary"),
+    );
+    c.set("db", session);
+    await next();
+    const latest = session.getBookmark();
+    if (latest) c.header(headerName, latest);
+  });
+};

@@ -1,0 +1,18 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../../env";
+import type { AccountRole } from "../../accounts/schemas";
+import { ProblemError } from "../../lib/problem";
+
+/**
+ * Lets the request through only when the authenticated account has one of
+ * `roles`; otherwise `403`. Runs after `basicAuth`.
+ */
+export const requireRole = (...roles: AccountRole[]) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!roles.includes(c.var.principal.role)) {
+      throw new ProblemError(403, {
+        detail: `This operation needs the ${roles.join(" or ")} role; account '${c.var.principal.name}' has '${c.var.principal.role}'.`,
+      });
+    }
+    await next();
+  });
