@@ -3,12 +3,14 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { specialEventsRouter } from "./events";
 import { healthRouter } from "./health";
+import { museumHoursRouter } from "./hours";
 import { handleError, handleMethodNotAllowed, handleNotFound } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { ProblemError } from "./lib/problem";
 import { basicAuth } from "./middleware/basic-auth";
 import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
+import { ticketsRouter } from "./tickets";
 
 /** The interface version this service implements (the API description's). */
 export const API_VERSION = "1.1.1";
@@ -47,7 +49,9 @@ function createApi() {
     }),
     jsonBody(),
   );
+  api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
+  api.route("/", ticketsRouter);
   return api;
 }
 

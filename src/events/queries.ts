@@ -117,18 +117,27 @@ export async function updateSpecialEvent(
 }
 
 /**
- * Cancels an event: it disappears from the API, its row and dates stay for the
- * tickets already sold. Returns false when no active event has that id.
+ * Cancels an event and the tickets sold for it: the event disappears from the
+ * API, its row, dates and tickets stay. Returns false when no active event has that id.
  */
 export async function cancelSpecialEvent(db: Db, eventId: string): Promise<boolean> {
-  const result = await db
-    .prepare(
-      `UPDATE special_events SET cancelled_at = ${NOW}, updated_at = ${NOW}
-        WHERE event_id = ?1 AND cancelled_at IS NULL`,
-    )
-    .bind(eventId)
-    .run();
-  return result.meta.changes > 0;
+  // Tickets first, while the event still reads as active; both in one batch.
+  const [, cancelled] = await db.batch([
+    db
+      .prepare(
+        `UPDATE tickets SET cancelled_at = ${NOW}
+          WHERE event_id = ?1 AND cancelled_at IS NULL
+            AND EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)`,
+      )
+      .bind(eventId),
+    db
+      .prepare(
+        `UPDATE special_events SET cancelled_at = ${NOW}, updated_at = ${NOW}
+          WHERE event_id = ?1 AND cancelled_at IS NULL`,
+      )
+      .bind(eventId),
+  ]);
+  return cancelled!.meta.changes > 0;
 }
 
 export type EventWindow = {

@@ -1,0 +1,79 @@
+import type { AppRouteHandler } from "../lib/types";
+import { addDays, todayIn } from "../lib/dates";
+import { validationProblem } from "../lib/errors";
+import { pageOffset, paginationLink } from "../lib/pagination";
+import { ProblemError } from "../lib/problem";
+import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
+import * as queries from "./queries";
+import type * as routes from "./routes";
+import { WEEKDAYS, type WeeklyScheduleBody } from "./schemas";
+
+function toBody(schedule: WeeklySchedule): WeeklyScheduleBody {
+  return Object.fromEntries(WEEKDAYS.map((day, index) => [day, schedule[index] ?? null])) as WeeklyScheduleBody;
+}
+
+export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = async (c) => {
+  const query = c.req.valid("query");
+  const today = todayIn(c.env.MUSEUM_TIMEZONE);
+  const startDate = query.startDate ?? today;
+  // At most a year of days is looked at: from startDate, up to the published horizon.
+  const lastPublished = addDays(today, PUBLISHED_DAYS_AHEAD);
+  const endDate = [addDays(startDate, PUBLISHED_DAYS_AHEAD), lastPublished].sort()[0]!;
+  const page = { page: query.page, limit: query.limit };
+  const calendar = await queries.loadCalendar(c.var.db, startDate, endDate);
+  const days = openDays(calendar, { from: startDate, to: endDate }, { skip: pageOffset(page), take: page.limit + 1 });
+  const url = new URL(c.req.url);
+  url.searchParams.set("startDate", startDate);
+  const link = paginationLink(url.href, page, days.length > page.limit);
+  if (link) c.header("Link", link);
+  return c.json(days.slice(0, page.limit), 200);
+};
+
+export const getWeeklySchedule: AppRouteHandler<typeof routes.getWeeklySchedule> = async (c) =>
+  c.json(toBody(await queries.getWeeklySchedule(c.var.db)), 200);
+
+export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklySchedule> = async (c) => {
+  const body = c.req.valid("json");
+  const schedule: WeeklySchedule = {};
+  WEEKDAYS.forEach((day, index) => {
+    const hours = body[day];
+    if (hours) schedule[index] = hours;
+  });
+  await queries.replaceWeeklySchedule(c.var.db, schedule);
+  return c.json(toBody(schedule), 200);
+};
+
+export const listHoursExceptions: AppRouteHandler<typeof routes.listHoursExceptions> = async (c) => {
+  const query = c.req.valid("query");
+  const startDate = query.startDate ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  const endDate = query.endDate ?? addDays(startDate, PUBLISHED_DAYS_AHEAD);
+  if (endDate < startDate) {
+    throw validationProblem([{ path: "query.endDate", message: `Must not be before startDate (${startDate}).` }]);
+  }
+  const exceptions = await queries.listHoursExceptions(c.var.db, startDate, endDate);
+  return c.json(
+    exceptions.map((e) => ({
+      date: e.date,
+      closed: e.hours === null,
+      ...e.hours,
+      ...(e.reason === null ? {} : { reason: e.reason }),
+    })),
+    200,
+  );
+};
+
+export const putHoursException: AppRouteHandler<typeof routes.putHoursException> = async (c) => {
+  const { date } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const hours = body.closed ? null : { timeOpen: body.timeOpen!, timeClose: body.timeClose! };
+  const { replaced } = await queries.upsertHoursException(c.var.db, date, hours, body.reason ?? null);
+  return c.json({ date, ...body }, replaced ? 200 : 201);
+};
+
+export const deleteHoursException: AppRouteHandler<typeof routes.deleteHoursException> = async (c) => {
+  const { date } = c.req.valid("param");
+  if (!(await queries.deleteHoursException(c.var.db, date))) {
+    throw new ProblemError(404, { detail: `No hours exception on ${date}.` });
+  }
+  return c.body(null, 204);
+};

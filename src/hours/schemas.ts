@@ -1,0 +1,135 @@
+import { z } from "@hono/zod-openapi";
+import { DateSchema } from "../lib/openapi";
+import { PaginationQuerySchema } from "../lib/pagination";
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+const TimeSchema = z
+  .string()
+  .regex(TIME, { error: "Must be a 24-hour time, HH:mm." })
+  .openapi({ pattern: "^([01]\\d|2[0-3]):?([0-5]\\d)$", example: "09:00" });
+
+// Zod still runs this refinement when a time is malformed; that time already
+// has its own error, so only well-formed pairs are compared.
+const opensBeforeClose = (hours: { timeOpen: string; timeClose: string }) =>
+  !TIME.test(hours.timeOpen) || !TIME.test(hours.timeClose) || hours.timeOpen < hours.timeClose;
+
+export const MuseumDailyHoursSchema = z
+  .object({
+    date: DateSchema.openapi({ description: "Date the operating hours apply to.", example: "2024-12-31" }),
+    timeOpen: TimeSchema.openapi({
+      description: "Time the museum opens on a specific date. Uses 24 hour time format (`HH:mm`).",
+    }),
+    timeClose: TimeSchema.openapi({
+      description: "Time the museum closes on a specific date. Uses 24 hour time format (`HH:mm`).",
+      example: "18:00",
+    }),
+  })
+  .openapi("MuseumDailyHours", { description: "Daily operating hours for the museum." });
+
+export const GetMuseumHoursResponseSchema = z
+  .array(MuseumDailyHoursSchema)
+  .openapi("GetMuseumHoursResponse", { description: "List of museum operating hours for consecutive days." });
+
+export const GetMuseumHoursQuerySchema = z
+  .object({
+    startDate: DateSchema.optional().openapi({
+      param: {
+        name: "startDate",
+        in: "query",
+        description: "Starting date to retrieve future operating hours from. Defaults to today's date (museum time zone).",
+      },
+    }),
+  })
+  .extend(PaginationQuerySchema.shape);
+
+const OpeningHoursSchema = z
+  .strictObject({ timeOpen: TimeSchema, timeClose: TimeSchema })
+  .refine(opensBeforeClose, { error: "timeOpen must be before timeClose.", path: ["timeClose"] })
+  .openapi("OpeningHours");
+
+export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
+
+/** The weekly schedule: every weekday named, `null` for a closed day. */
+export const WeeklyScheduleSchema = z
+  .strictObject(
+    Object.fromEntries(WEEKDAYS.map((day) => [day, OpeningHoursSchema.nullable()])) as Record<
+      (typeof WEEKDAYS)[number],
+      z.ZodNullable<typeof OpeningHoursSchema>
+    >,
+  )
+  .openapi("WeeklySchedule", {
+    description: "Regular opening hours for each day of the week; `null` means closed.",
+    example: {
+      sunday: null,
+      monday: { timeOpen: "09:00", timeClose: "18:00" },
+      tuesday: { timeOpen: "09:00", timeClose: "18:00" },
+      wednesday: { timeOpen: "09:00", timeClose: "18:00" },
+      thursday: { timeOpen: "09:00", timeClose: "18:00" },
+      friday: { timeOpen: "10:00", timeClose: "16:00" },
+      saturday: null,
+    },
+  });
+export type WeeklyScheduleBody = z.infer<typeof WeeklyScheduleSchema>;
+
+const ReasonSchema = z
+  .string()
+  .min(1, { error: "Must be 1 to 200 characters." })
+  .max(200, { error: "Must be 1 to 200 characters." })
+  .openapi({ description: "Why the day differs (shown to staff).", example: "New Year's Day" });
+
+export const PutHoursExceptionRequestSchema = z
+  .strictObject({
+    closed: z.boolean({ error: "Must be true or false." }),
+    timeOpen: TimeSchema.optional(),
+    timeClose: TimeSchema.optional(),
+    reason: ReasonSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.closed) {
+      for (const key of ["timeOpen", "timeClose"] as const) {
+        if (body[key] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [key], message: "Must be left out when closed is true." });
+        }
+      }
+      return;
+    }
+    for (const key of ["timeOpen", "timeClose"] as const) {
+      if (body[key] === undefined) {
+        ctx.addIssue({ code: "custom", path: [key], message: "Required when closed is false." });
+      }
+    }
+    if (body.timeOpen && body.timeClose && !opensBeforeClose({ timeOpen: body.timeOpen, timeClose: body.timeClose })) {
+      ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
+    }
+  })
+  .openapi("PutHoursExceptionRequest", {
+    description: "A closure (`closed: true`) or special hours for one date.",
+    example: { closed: true, reason: "New Year's Day" },
+  });
+export type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;
+
+export const HoursExceptionSchema = z
+  .object({
+    date: DateSchema,
+    closed: z.boolean(),
+    timeOpen: TimeSchema.optional(),
+    timeClose: TimeSchema.optional(),
+    reason: z.string().optional(),
+  })
+  .openapi("HoursException");
+
+export const HoursExceptionListSchema = z.array(HoursExceptionSchema).openapi("HoursExceptionList");
+
+export const ExceptionDateParamsSchema = z.object({
+  date: DateSchema.openapi({ param: { name: "date", in: "path" }, example: "2026-12-25" }),
+});
+
+export const ListHoursExceptionsQuerySchema = z.object({
+  startDate: DateSchema.optional().openapi({
+    param: { name: "startDate", in: "query", description: "First date (default: today, museum time zone)." },
+  }),
+  endDate: DateSchema.optional().openapi({
+    param: { name: "endDate", in: "query", description: "Last date (default: one year after startDate)." },
+  }),
+});

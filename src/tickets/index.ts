@@ -1,0 +1,5 @@
+import { createRouter } from "../lib/openapi";
+import * as handlers from "./handlers";
+import * as routes from "./routes";
+
+export const ticketsRouter = createRouter().openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets);

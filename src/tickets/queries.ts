@@ -1,0 +1,112 @@
+import type { Db } from "../env";
+import type { IsoDate } from "../lib/dates";
+import { completeIdempotencyKey, type IdempotencyScope } from "../idempotency/queries";
+import type { TicketType } from "./schemas";
+
+export type NewTicket = {
+  ticketId: string;
+  ticketType: TicketType;
+  ticketDate: IsoDate;
+  /** Event tickets only. */
+  eventId?: string;
+  confirmationCode: string;
+  email: string;
+  phone?: string;
+  /** General tickets; an event ticket is priced from its event at the moment of sale. */
+  generalPriceCents: number;
+  soldBy: string;
+};
+
+const INSERT_GENERAL = `INSERT INTO tickets
+  (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by)
+  VALUES (?1, 'general', ?2, NULL, ?3, ?4, ?5, ?6, ?7)`;
+
+// Written only while the event is active and has that date, with the event's
+// price read in the same statement: a concurrent cancel or price change can
+// never slip between the checks and the sale.
+const INSERT_EVENT = `INSERT INTO tickets
+  (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by)
+  SELECT ?1, 'event', d.event_date, e.event_id, ?3, ?4, ?5, e.price_cents, ?7
+    FROM special_events e
+    JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ?2
+   WHERE e.event_id = ?6 AND e.cancelled_at IS NULL`;
+
+/**
+ * Writes a ticket and, when the purchase carries an Idempotency-Key, the
+ * key's stored response, in one atomic batch. Returns false when an event
+ * ticket could not be written because its event was cancelled or lost that
+ * date in the meantime (then nothing was written).
+ */
+export async function insertTicket(
+  db: Db,
+  ticket: NewTicket,
+  idempotency?: { scope: IdempotencyScope; responseBody: string },
+): Promise<boolean> {
+  const insert =
+    ticket.ticketType === "event"
+      ? db
+          .prepare(INSERT_EVENT)
+          .bind(
+            ticket.ticketId,
+            ticket.ticketDate,
+            ticket.confirmationCode,
+            ticket.email,
+            ticket.phone ?? null,
+            ticket.eventId,
+            ticket.soldBy,
+          )
+      : db
+          .prepare(INSERT_GENERAL)
+          .bind(
+            ticket.ticketId,
+            ticket.ticketDate,
+            ticket.confirmationCode,
+            ticket.email,
+            ticket.phone ?? null,
+            ticket.generalPriceCents,
+            ticket.soldBy,
+          );
+  const statements = [insert];
+  if (idempotency) {
+    statements.push(completeIdempotencyKey(db, idempotency.scope, ticket.ticketId, idempotency.responseBody));
+  }
+  const [inserted] = await db.batch(statements);
+  return inserted!.meta.changes === 1;
+}
+
+/** What the ticket image shows; never the buyer's contact details. */
+export type TicketForImage = {
+  ticketId: string;
+  ticketType: TicketType;
+  ticketDate: IsoDate;
+  confirmationCode: string;
+  eventName?: string;
+  cancelled: boolean;
+};
+
+export async function findTicketForImage(db: Db, ticketId: string): Promise<TicketForImage | null> {
+  const row = await db
+    .prepare(
+      `SELECT t.ticket_id, t.ticket_type, t.ticket_date, t.confirmation_code, t.cancelled_at, e.name AS event_name
+         FROM tickets t LEFT JOIN special_events e ON e.event_id = t.event_id
+        WHERE t.ticket_id = ?1`,
+    )
+    .bind(ticketId)
+    .first<{
+      ticket_id: string;
+      ticket_type: TicketType;
+      ticket_date: string;
+      confirmation_code: string;
+      cancelled_at: string | null;
+      event_name: string | null;
+    }>();
+  if (!row) return null;
+  return {
+    ticketId: row.ticket_id,
+    ticketType: row.ticket_type,
+    ticketDate: row.ticket_date,
+    confirmationCode: row.confirmation_code,
+    ...(row.event_name === null ? {} : { eventName: row.event_name }),
+    cancelled: row.cancelled_at !== null,
+  };
+}

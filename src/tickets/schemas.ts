@@ -1,0 +1,89 @@
+import { z } from "@hono/zod-openapi";
+import { EventIdSchema } from "../events/schemas";
+import { DateSchema, UuidSchema } from "../lib/openapi";
+
+export const TicketTypeSchema = z
+  .enum(["event", "general"], { error: "Must be 'general' or 'event'." })
+  .openapi("TicketType", {
+    description:
+      "Type of ticket being purchased. Use `general` for regular museum entry and `event` for tickets to special events.",
+    example: "event",
+  });
+export type TicketType = z.infer<typeof TicketTypeSchema>;
+
+const EmailSchema = z
+  .email({ error: "Must be a valid e-mail address." })
+  .max(254, { error: "Must be at most 254 characters." })
+  .openapi("Email", { description: "Email address for ticket purchaser.", example: "museum-lover@example.com" });
+
+const PhoneSchema = z
+  .string()
+  .regex(/^[0-9 +().-]{5,32}$/, { error: "Must be 5 to 32 characters of digits, spaces and + ( ) - ." })
+  .openapi("Phone", { description: "Phone number for the ticket purchaser (optional).", example: "+1(234)-567-8910" });
+
+export const BuyMuseumTicketsRequestSchema = z
+  .strictObject({
+    ticketType: TicketTypeSchema,
+    eventId: EventIdSchema.optional().openapi({
+      description:
+        "Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.",
+    }),
+    ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
+    email: EmailSchema,
+    phone: PhoneSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.ticketType === "event" && body.eventId === undefined) {
+      ctx.addIssue({ code: "custom", path: ["eventId"], message: "Required for event tickets." });
+    }
+    if (body.ticketType === "general" && body.eventId !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["eventId"], message: "Must be left out for general tickets." });
+    }
+  })
+  .openapi("BuyMuseumTicketsRequest", { description: "Request payload used for purchasing museum tickets." });
+export type BuyMuseumTicketsRequest = z.infer<typeof BuyMuseumTicketsRequestSchema>;
+
+export const TicketIdSchema = UuidSchema.openapi("TicketId", {
+  description: "Unique identifier for museum ticket. Generated when purchased.",
+  example: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
+});
+
+export const BuyMuseumTicketsResponseSchema = z
+  .object({
+    message: z.string().openapi("TicketMessage", {
+      description: "Confirmation message after a ticket purchase.",
+      example: "Museum general entry ticket purchased",
+    }),
+    eventName: z.string().optional().openapi({ description: "Name of the special event (event tickets only)." }),
+    ticketId: TicketIdSchema,
+    ticketType: TicketTypeSchema,
+    ticketDate: DateSchema.openapi({ description: "Date the ticket is valid for." }),
+    confirmationCode: z.string().openapi("TicketConfirmation", {
+      description: "Unique confirmation code used to verify ticket purchase.",
+      example: "ticket-event-a98c8f-7eb12",
+    }),
+  })
+  .openapi("BuyMuseumTicketsResponse", {
+    description: "Details for a museum ticket after a successful purchase.",
+  });
+export type BuyMuseumTicketsResponse = z.infer<typeof BuyMuseumTicketsResponseSchema>;
+
+export const IdempotencyHeadersSchema = z.object({
+  "idempotency-key": z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/, { error: "Must be 1 to 255 printable ASCII characters." })
+    .optional()
+    .openapi({
+      param: {
+        name: "Idempotency-Key",
+        in: "header",
+        description:
+          "Makes a purchase safe to retry: the same key and body from the same account within 24 hours returns the first response and buys nothing more.",
+      },
+      example: "9f1c2a6e-0d4b-4a8e-b1f7-6c2e8d0a4b31",
+    }),
+});
+
+export const TicketIdParamsSchema = z.object({
+  ticketId: TicketIdSchema.openapi({ param: { name: "ticketId", in: "path" } }),
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { hoursOn, openDays, type Calendar } from "../../src/hours/calendar";
+import { todayIn } from "../../src/lib/dates";
+
+const nineToSix = { timeOpen: "09:00", timeClose: "18:00" };
+const calendar: Calendar = {
+  weekly: { 1: nineToSix, 2: nineToSix, 3: nineToSix, 4: nineToSix, 5: { timeOpen: "10:00", timeClose: "16:00" } },
+  exceptions: new Map([
+    ["2026-12-25", { date: "2026-12-25", hours: null, reason: "Christmas" }],
+    ["2026-12-26", { date: "2026-12-26", hours: { timeOpen: "12:00", timeClose: "15:00" }, reason: null }],
+  ]),
+};
+
+describe("hoursOn", () => {
+  it("follows the weekly schedule", () => {
+    expect(hoursOn(calendar, "2026-12-21")).toEqual(nineToSix); // Monday
+    expect(hoursOn(calendar, "2026-12-18")).toEqual({ timeOpen: "10:00", timeClose: "16:00" }); // Friday
+    expect(hoursOn(calendar, "2026-12-19")).toBeNull(); // Saturday
+    expect(hoursOn(calendar, "2026-12-20")).toBeNull(); // Sunday
+  });
+
+  it("lets an exception close an open day or open a closed one", () => {
+    expect(hoursOn(calendar, "2026-12-25")).toBeNull(); // a Friday
+    expect(hoursOn(calendar, "2026-12-26")).toEqual({ timeOpen: "12:00", timeClose: "15:00" }); // a Saturday
+  });
+});
+
+describe("openDays", () => {
+  it("lists open days only, skipping and taking open days", () => {
+    const days = openDays(calendar, { from: "2026-12-21", to: "2027-01-10" }, { skip: 3, take: 4 });
+    expect(days.map((d) => d.date)).toEqual(["2026-12-24", "2026-12-26", "2026-12-28", "2026-12-29"]);
+  });
+
+  it("stops at the end of the range", () => {
+    expect(openDays(calendar, { from: "2026-12-19", to: "2026-12-20" }, { skip: 0, take: 10 })).toEqual([]);
+  });
+});
+
+describe("todayIn", () => {
+  it("is the museum's date, not the server's UTC date", () => {
+    // 03:00 UTC on 2 Dec is still 1 Dec in New York ...
+    expect(todayIn("America/New_York", new Date("2026-12-02T03:00:00Z"))).toBe("2026-12-01");
+    // ... and already 3 Dec in Auckland at 13:00 UTC on 2 Dec.
+    expect(todayIn("Pacific/Auckland", new Date("2026-12-02T13:00:00Z"))).toBe("2026-12-03");
+  });
+});
