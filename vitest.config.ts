@@ -8,7 +8,11 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { TEST_MIGRATIONS: migrations },
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          // A test-only signing key (the real one is a Worker secret).
+          TICKET_SIGNING_KEY: "7e57".repeat(16),
+        },
       },
     }),
   ],

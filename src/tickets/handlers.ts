@@ -7,7 +7,9 @@ import { ProblemError } from "../lib/problem";
 import { eventNotFound } from "../events/problems";
 import * as idempotency from "../idempotency/queries";
 import { newConfirmationCode } from "./confirmation-code";
+import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./image";
 import { checkTicketSale } from "./purchase";
+import { signingKeysFromEnv } from "./qr";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 import type { BuyMuseumTicketsRequest, BuyMuseumTicketsResponse } from "./schemas";
@@ -108,4 +110,20 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
     if (scope) await idempotency.releaseIdempotencyKey(db, scope);
     throw error;
   }
+};
+
+export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
+  const { ticketId } = c.req.valid("param");
+  const ticket = await queries.findTicketForImage(c.var.db, ticketId);
+  if (!ticket) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+
+  const keys = signingKeysFromEnv(c.env);
+  const etag = await ticketImageEtag(ticket, keys);
+  // Kiosks may keep the image but must revalidate it, so a cancellation shows.
+  const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
+  if (matchesIfNoneMatch(c.req.header("If-None-Match"), etag)) {
+    return c.body(null, 304, headers);
+  }
+  const { png } = await loadTicketImage(ticket, keys, etag, (promise) => c.executionCtx.waitUntil(promise));
+  return c.body(png, 200, { ...headers, "Content-Type": "image/png" });
 };

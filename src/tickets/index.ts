@@ -2,4 +2,6 @@ import { createRouter } from "../lib/openapi";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
-export const ticketsRouter = createRouter().openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets);
+export const ticketsRouter = createRouter()
+  .openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets)
+  .openapi(routes.getTicketCode, handlers.getTicketCode);

@@ -1,0 +1,99 @@
+import { sha256Hex } from "../lib/crypto";
+import type { TicketForImage } from "./queries";
+import {
+  renderTicketPng,
+  signTicketToken,
+  TICKET_IMAGE_LAYOUT_VERSION,
+  type SigningKeys,
+} from "./qr";
+
+/**
+ * A strong ETag for a ticket's image: it changes exactly when the picture
+ * would (anything printed on the card, the cancelled state, the layout
+ * version, or the signing key that makes the QR payload).
+ */
+export async function ticketImageEtag(ticket: TicketForImage, keys: SigningKeys): Promise<string> {
+  const fingerprint = JSON.stringify([
+    TICKET_IMAGE_LAYOUT_VERSION,
+    keys.current.id,
+    ticket.ticketId,
+    ticket.ticketType,
+    ticket.ticketDate,
+    ticket.confirmationCode,
+    ticket.eventName ?? null,
+    ticket.cancelled,
+  ]);
+  return `"${(await sha256Hex(fingerprint)).slice(0, 32)}"`;
+}
+
+/** RFC 9110 If-None-Match: `*`, or a list of (possibly weak) tags. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
+}
+
+// First level: this isolate's memory. Bounded; the oldest entry goes first.
+const MEMORY_CACHE_ENTRIES = 256;
+const memoryCache = new Map<string, Png>();
+
+function rememberInMemory(etag: string, png: Png) {
+  memoryCache.set(etag, png);
+  if (memoryCache.size > MEMORY_CACHE_ENTRIES) {
+    memoryCache.delete(memoryCache.keys().next().value!);
+  }
+}
+
+/** Empties this isolate's image memory, so tests can reach the edge cache. */
+export function clearTicketImageMemory(): void {
+  memoryCache.clear();
+}
+
+// Second level: the data centre's edge cache. The key is internal (never a
+// client URL) and holds the ETag, so a changed ticket can never hit an old
+// image; entries are only read after the request passed authentication.
+function edgeCacheKey(ticketId: string, etag: string): Request {
+  return new Request(`https://ticket-images.museum-api.internal/${ticketId}/${etag.replaceAll('"', "")}.png`);
+}
+
+/** PNG bytes over a plain (not shared) ArrayBuffer, as Response bodies need. */
+type Png = Uint8Array<ArrayBuffer>;
+
+export type TicketImage = { png: Png; source: "memory" | "edge" | "rendered" };
+
+/**
+ * The ticket's PNG: from this isolate's memory, else the edge cache, else
+ * rendered (resvg) and stored in both. `waitUntil` lets the edge-cache write
+ * finish after the response has gone.
+ */
+export async function loadTicketImage(
+  ticket: TicketForImage,
+  keys: SigningKeys,
+  etag: string,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Promise<TicketImage> {
+  const inMemory = memoryCache.get(etag);
+  if (inMemory) return { png: inMemory, source: "memory" };
+
+  const cache = caches.default;
+  const key = edgeCacheKey(ticket.ticketId, etag);
+  const cached = await cache.match(key);
+  if (cached) {
+    const png = new Uint8Array(await cached.arrayBuffer());
+    rememberInMemory(etag, png);
+    return { png, source: "edge" };
+  }
+
+  // resvg hands back bytes over an ordinary ArrayBuffer.
+  const png = (await renderTicketPng(ticket, await signTicketToken(ticket, keys))) as Png;
+  rememberInMemory(etag, png);
+  waitUntil(
+    cache.put(
+      key,
+      new Response(png, {
+        headers: { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable" },
+      }),
+    ),
+  );
+  return { png, source: "rendered" };
+}

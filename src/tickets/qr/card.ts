@@ -1,0 +1,306 @@
+/**
+ * The ticket card as SVG: the QR code on the left, human-readable lines on the
+ * right, a big diagonal CANCELLED across the card for a cancelled ticket.
+ * Pure string building (no fonts, no wasm): render.ts rasterises it.
+ */
+import QRCode from "qrcode-svg";
+import {
+  ADVANCES_BOLD,
+  ADVANCES_REGULAR,
+  CODE_POINTS,
+  FONT_FAMILY,
+  MAX_ADVANCE_BOLD,
+  MAX_ADVANCE_REGULAR,
+  UNITS_PER_EM,
+} from "./font-metrics";
+import type { TicketType } from "./token";
+
+/** Bump whenever the card's look changes: it is part of the image's ETag. */
+export const TICKET_IMAGE_LAYOUT_VERSION = 1;
+
+export type TicketImageInput = {
+  ticketId: string;
+  ticketType: TicketType;
+  /** YYYY-MM-DD */
+  ticketDate: string;
+  confirmationCode: string;
+  /** Event tickets only. */
+  eventName?: string;
+  /** The ticket's event was deleted after the sale: the card is void. */
+  cancelled: boolean;
+};
+
+export const MUSEUM_NAME = "Redocly Museum";
+
+/** Card geometry, in pixels (the PNG is rendered at this size). */
+export const CARD = {
+  width: 720,
+  height: 320,
+  /** The square the QR code (with its quiet zone) is centred in. */
+  qrBox: { x: 20, y: 20, size: 280 },
+  /** QR error correction level and quiet zone, in modules. */
+  qrEcl: "M",
+  qrQuietZone: 4,
+  /** The text column. */
+  textX: 336,
+  textWidth: 352,
+} as const;
+
+const COLORS = {
+  ink: "#111827",
+  muted: "#4b5563",
+  faint: "#9ca3af",
+  accent: "#1e3a8a",
+  border: "#1f2937",
+  void: "#dc2626",
+};
+
+const ELLIPSIS = "\u2026";
+const EVENT_NAME_MAX_LINES = 3;
+/** Kerning and ligatures only narrow Inter's lines, but keep a margin anyway. */
+const WIDTH_SAFETY = 1.03;
+/** Text longer than this is cut before measuring (event names are at most 200). */
+const MAX_INPUT_CODE_POINTS = 1000;
+
+// ---------------------------------------------------------------------------
+// Text helpers
+
+/** Escapes text for XML character data and attribute values. */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/**
+ * Makes text safe and single-line: drops characters XML 1.0 forbids (control
+ * characters, lone surrogates, U+FFFE/U+FFFF) and collapses whitespace.
+ */
+export function cleanText(text: string): string {
+  let out = "";
+  for (const ch of Array.from(text).slice(0, MAX_INPUT_CODE_POINTS)) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x09 || cp === 0x0a || cp === 0x0d || cp === 0x85 || cp === 0x2028 || cp === 0x2029) out += " ";
+    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) continue;
+    else if ((cp >= 0xd800 && cp <= 0xdfff) || cp === 0xfffe || cp === 0xffff) continue;
+    else out += ch;
+  }
+  return out.replace(/\s+/g, " ").trim();
+}
+
+export type FontWeight = "regular" | "bold";
+export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number };
+
+const advanceIndex = new Map<number, number>(CODE_POINTS.map((cp, i) => [cp, i]));
+
+function advanceOf(cp: number, weight: FontWeight): number {
+  const i = advanceIndex.get(cp);
+  const table = weight === "bold" ? ADVANCES_BOLD : ADVANCES_REGULAR;
+  const width = i === undefined ? 0 : table[i]!;
+  return width > 0 ? width : weight === "bold" ? MAX_ADVANCE_BOLD : MAX_ADVANCE_REGULAR;
+}
+
+/** Estimated rendered width in pixels: Inter's advance widths, plus a safety margin. */
+export function textWidth(text: string, style: TextStyle): number {
+  let units = 0;
+  let count = 0;
+  for (const ch of text) {
+    units += advanceOf(ch.codePointAt(0)!, style.weight);
+    count++;
+  }
+  return ((units * style.fontSize) / UNITS_PER_EM + (style.letterSpacing ?? 0) * count) * WIDTH_SAFETY;
+}
+
+/** The text unchanged when it fits in maxWidth, otherwise cut and ended with "…". */
+export function ellipsize(text: string, style: TextStyle, maxWidth: number): string {
+  if (textWidth(text, style) <= maxWidth) return text;
+  const chars = Array.from(text);
+  let keep = chars.length;
+  // Cut characters until the rest plus an ellipsis fits.
+  while (keep > 0) {
+    keep--;
+    const head = chars.slice(0, keep).join("").replace(/[\s,;:\-\u2013\u2014]+$/, "");
+    if (textWidth(head + ELLIPSIS, style) <= maxWidth) return head + ELLIPSIS;
+  }
+  return ELLIPSIS;
+}
+
+/**
+ * Wraps text at spaces into at most maxLines lines of at most maxWidth pixels;
+ * a word wider than a line is broken between characters; text left over after
+ * the last line is cut and the last line ends with "…".
+ */
+export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
+  const words = text.split(" ").filter((w) => w !== "");
+  const lines: string[] = [];
+  let current = "";
+  for (const word of words) {
+    const candidate = current === "" ? word : `${current} ${word}`;
+    if (textWidth(candidate, style) <= maxWidth) {
+      current = candidate;
+      continue;
+    }
+    if (current !== "") lines.push(current);
+    current = word;
+    // Break a word that is wider than a whole line.
+    while (textWidth(current, style) > maxWidth) {
+      const chars = Array.from(current);
+      let n = chars.length - 1;
+      while (n > 1 && textWidth(chars.slice(0, n).join(""), style) > maxWidth) n--;
+      lines.push(chars.slice(0, n).join(""));
+      current = chars.slice(n).join("");
+      if (lines.length > maxLines) break;
+    }
+    if (lines.length > maxLines) break;
+  }
+  if (current !== "") lines.push(current);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  // The last kept line plus a start of what follows never fits: ellipsize cuts it.
+  kept[maxLines - 1] = ellipsize(`${kept[maxLines - 1]} ${lines[maxLines]}`, style, maxWidth);
+  return kept;
+}
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** "2023-09-07" → "Thu 7 Sep 2023": a calendar date, so no time zone is involved. */
+export function formatTicketDate(date: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!m) return cleanText(date);
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
+  return `${WEEKDAYS[weekday]} ${day} ${MONTHS[month - 1] ?? "?"} ${year}`;
+}
+
+// ---------------------------------------------------------------------------
+// QR code
+
+export type TicketQr = {
+  /** A standalone <svg> positioned with x/y/width/height, ready to nest in the card. */
+  svg: string;
+  /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
+  version: number;
+  moduleCount: number;
+  moduleSize: number;
+  /** Side of the drawn square including the quiet zone, in pixels. */
+  size: number;
+  x: number;
+  y: number;
+};
+
+/**
+ * The token as a QR code centred in the card's QR box, with whole-pixel modules
+ * so the PNG has crisp edges. qrcode-svg always encodes in byte mode and picks
+ * the smallest version that fits; `swap: true` draws modules[row][col] at
+ * (col, row): without it qrcode-svg draws the code transposed (mirrored), which
+ * lenient decoders accept but a strict gate scanner may not.
+ */
+export function buildTicketQr(token: string): TicketQr {
+  const { qrBox, qrEcl, qrQuietZone } = CARD;
+  const qr = new QRCode({
+    content: token,
+    ecl: qrEcl,
+    padding: qrQuietZone,
+    join: true,
+    swap: true,
+    container: "svg-viewbox",
+    xmlDeclaration: false,
+    pretty: false,
+    color: "#000000",
+    background: "#ffffff",
+  });
+  const moduleCount = qr.qrcode.getModuleCount();
+  const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
+  const size = moduleSize * (moduleCount + 2 * qrQuietZone);
+  qr.options.width = size;
+  qr.options.height = size;
+  const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
+  const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
+  const svg = qr
+    .svg({ container: "svg-viewbox" })
+    .replace("<svg ", `<svg x="${x}" y="${y}" width="${size}" height="${size}" `);
+  return { svg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
+}
+
+// ---------------------------------------------------------------------------
+// Card
+
+const STYLES = {
+  museum: { fontSize: 15, weight: "bold", letterSpacing: 3 },
+  type: { fontSize: 30, weight: "bold" },
+  date: { fontSize: 22, weight: "regular" },
+  event: { fontSize: 20, weight: "regular" },
+  codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
+  code: { fontSize: 20, weight: "bold" },
+  void: { fontSize: 96, weight: "bold", letterSpacing: 6 },
+} as const satisfies Record<string, TextStyle>;
+
+/** The human-readable lines of the card, already fitted to the text column. */
+export type CardText = {
+  museum: string;
+  type: string;
+  date: string;
+  eventLines: string[];
+  codeLabel: string;
+  code: string;
+};
+
+export function cardText(ticket: TicketImageInput): CardText {
+  const w = CARD.textWidth;
+  const eventName = ticket.ticketType === "event" ? cleanText(ticket.eventName ?? "") : "";
+  return {
+    museum: ellipsize(MUSEUM_NAME.toUpperCase(), STYLES.museum, w),
+    type: ticket.ticketType === "event" ? "Special event" : "General entry",
+    date: ellipsize(formatTicketDate(ticket.ticketDate), STYLES.date, w),
+    eventLines: eventName === "" ? [] : wrapText(eventName, STYLES.event, w, EVENT_NAME_MAX_LINES),
+    codeLabel: "CONFIRMATION CODE",
+    code: ellipsize(cleanText(ticket.confirmationCode), STYLES.code, w),
+  };
+}
+
+function textElement(x: number, y: number, text: string, style: TextStyle, fill: string, extra = ""): string {
+  const spacing = style.letterSpacing ? ` letter-spacing="${style.letterSpacing}"` : "";
+  const weight = style.weight === "bold" ? "700" : "400";
+  return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}"${extra}>${escapeXml(text)}</text>`;
+}
+
+/** The whole card as an SVG document (CARD.width × CARD.height). */
+export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
+  const { width, height, textX } = CARD;
+  const text = cardText(ticket);
+  const qr = buildTicketQr(token);
+  const border = ticket.cancelled ? COLORS.void : COLORS.border;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
+    qr.svg,
+    `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
+    textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
+    textElement(textX, 104, text.type, STYLES.type, COLORS.ink),
+    textElement(textX, 138, text.date, STYLES.date, COLORS.muted),
+  ];
+  text.eventLines.forEach((line, i) => parts.push(textElement(textX, 180 + i * 26, line, STYLES.event, COLORS.ink)));
+  parts.push(
+    textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
+    textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
+  );
+  if (ticket.cancelled) {
+    // Void: a tint, a red border, and CANCELLED across the whole card. The stamp
+    // is translucent so the code still scans: the gate must look the ticket up
+    // and refuse it (docs/ticket-image.md).
+    const angle = (-Math.atan2(height, width) * 180) / Math.PI;
+    const cx = width / 2;
+    const cy = height / 2;
+    // Inter's cap height is 0.727 em: centre the capitals on the card's centre.
+    const baseline = Math.round(cy + (STYLES.void.fontSize * 0.727) / 2);
+    parts.push(
+      `<rect width="${width}" height="${height}" fill="${COLORS.void}" fill-opacity="0.06"/>`,
+      `<g transform="rotate(${angle.toFixed(2)} ${cx} ${cy})">`,
+      textElement(cx, baseline, "CANCELLED", STYLES.void, COLORS.void,
+        ` text-anchor="middle" fill-opacity="0.5" stroke="${COLORS.void}" stroke-opacity="0.85" stroke-width="3"`),
+      `</g>`,
+    );
+  }
+  parts.push("</svg>");
+  return parts.join("");
+}

@@ -1,0 +1,64 @@
+/**
+ * Rasterises the ticket card with resvg-wasm. The wasm module and the Inter
+ * fonts are bundled (wrangler: `*.wasm` as a compiled module, `*.ttf` as data).
+ */
+import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
+import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
+import { initWasm, Resvg } from "@resvg/resvg-wasm";
+import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
+import { buildTicketSvg, type TicketImageInput } from "./card";
+import { FONT_FAMILY } from "./font-metrics";
+
+/**
+ * Render counter: renderTicketPng adds one per PNG it produces. Tests read it
+ * to prove a cached fetch does not render (count before, fetch, count after).
+ */
+export const renderStats = { renders: 0 };
+
+/** The signature of renderTicketPng, for code that takes the renderer as a dependency. */
+export type TicketPngRenderer = (ticket: TicketImageInput, token: string) => Promise<Uint8Array>;
+
+let ready: Promise<void> | undefined;
+
+/** Instantiates resvg's wasm once per isolate (a second initWasm throws "Already initialized"). */
+export function ensureResvg(): Promise<void> {
+  ready ??= initWasm(resvgWasm).catch((error: unknown) => {
+    ready = undefined;
+    throw error;
+  });
+  return ready;
+}
+
+// Font bytes handed to resvg on every render (resvg copies them into wasm memory).
+const fontBuffers = [toBytes(interRegular), toBytes(interBold)];
+
+function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
+  return data instanceof Uint8Array ? data : new Uint8Array(data);
+}
+
+/** Rasterises an SVG document to PNG bytes at its own size, white background. */
+export async function svgToPng(svg: string): Promise<Uint8Array> {
+  await ensureResvg();
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: "original" },
+    background: "#ffffff",
+    font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
+  });
+  try {
+    const image = resvg.render();
+    try {
+      return image.asPng();
+    } finally {
+      image.free();
+    }
+  } finally {
+    resvg.free();
+  }
+}
+
+/** Builds the ticket card for the token and returns it as PNG bytes. */
+export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<Uint8Array> {
+  const png = await svgToPng(buildTicketSvg(ticket, token));
+  renderStats.renders++;
+  return png;
+}

@@ -1,0 +1,47 @@
+import { decode, hasPngSignature } from "fast-png";
+import jsQR, { type QRCode } from "jsqr";
+
+export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+export type DecodedImage = { width: number; height: number; rgba: Uint8ClampedArray };
+
+/** PNG bytes → 8-bit RGBA pixels (gray, gray+alpha, RGB, RGBA or palette input). */
+export function pngToRgba(bytes: Uint8Array | ArrayBuffer): DecodedImage {
+  const input = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  if (!hasPngSignature(input)) throw new Error("not a PNG (bad signature)");
+  const png = decode(input);
+  const { width, height, channels, depth } = png;
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  const sample = (i: number) => {
+    const v = png.data[i]!;
+    return depth === 16 ? v >> 8 : depth < 8 ? Math.round((v * 255) / ((1 << depth) - 1)) : v;
+  };
+  for (let p = 0; p < width * height; p++) {
+    let r: number, g: number, b: number, a = 255;
+    if (png.palette) {
+      const color = png.palette[png.data[p]!]!;
+      [r, g, b] = [color[0]!, color[1]!, color[2]!];
+      a = color[3] ?? 255;
+    } else if (channels >= 3) {
+      [r, g, b] = [sample(p * channels), sample(p * channels + 1), sample(p * channels + 2)];
+      if (channels === 4) a = sample(p * channels + 3);
+    } else {
+      r = g = b = sample(p * channels);
+      if (channels === 2) a = sample(p * channels + 1);
+    }
+    // Composite on white, as a screen or a printer would show it.
+    const o = p * 4;
+    rgba[o] = Math.round((r * a + 255 * (255 - a)) / 255);
+    rgba[o + 1] = Math.round((g * a + 255 * (255 - a)) / 255);
+    rgba[o + 2] = Math.round((b * a + 255 * (255 - a)) / 255);
+    rgba[o + 3] = 255;
+  }
+  return { width, height, rgba };
+}
+
+/** Decodes the QR code in a PNG with jsQR; null when none is found. */
+export function decodeQrPng(bytes: Uint8Array | ArrayBuffer): (QRCode & { width: number; height: number }) | null {
+  const { width, height, rgba } = pngToRgba(bytes);
+  const code = jsQR(rgba, width, height, { inversionAttempts: "dontInvert" });
+  return code ? { ...code, width, height } : null;
+}
