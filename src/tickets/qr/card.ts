@@ -57,7 +57,7 @@ const COLORS = {
 
 const ELLIPSIS = "\u2026";
 const EVENT_NAME_MAX_LINES = 3;
-/** Kerning and ligatures only narrow Inter's lines, but keep a margin anyway. */
+/** Margin for what advance widths miss (kerning, which in Inter mostly narrows a line). */
 const WIDTH_SAFETY = 1.03;
 /** Text longer than this is cut before measuring (event names are at most 200). */
 const MAX_INPUT_CODE_POINTS = 1000;
@@ -109,16 +109,22 @@ export function textWidth(text: string, style: TextStyle): number {
   return ((units * style.fontSize) / UNITS_PER_EM + (style.letterSpacing ?? 0) * count) * WIDTH_SAFETY;
 }
 
-/** The text unchanged when it fits in maxWidth, otherwise cut and ended with "…". */
+/**
+ * The text unchanged when it fits in maxWidth, otherwise cut and ended with "…":
+ * at a word boundary when that keeps most of the line, else between characters.
+ */
 export function ellipsize(text: string, style: TextStyle, maxWidth: number): string {
   if (textWidth(text, style) <= maxWidth) return text;
   const chars = Array.from(text);
-  let keep = chars.length;
+  const trim = (s: string) => s.replace(/[\s,;:\-\u2013\u2014]+$/, "");
   // Cut characters until the rest plus an ellipsis fits.
-  while (keep > 0) {
-    keep--;
-    const head = chars.slice(0, keep).join("").replace(/[\s,;:\-\u2013\u2014]+$/, "");
-    if (textWidth(head + ELLIPSIS, style) <= maxWidth) return head + ELLIPSIS;
+  for (let keep = chars.length - 1; keep > 0; keep--) {
+    const head = chars.slice(0, keep).join("");
+    if (textWidth(trim(head) + ELLIPSIS, style) > maxWidth) continue;
+    const space = head.lastIndexOf(" ");
+    const midWord = chars[keep] !== " ";
+    const atWord = midWord && space >= head.length * 0.7 ? trim(head.slice(0, space)) : trim(head);
+    return atWord + ELLIPSIS;
   }
   return ELLIPSIS;
 }
@@ -141,7 +147,7 @@ export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLi
     if (current !== "") lines.push(current);
     current = word;
     // Break a word that is wider than a whole line.
-    while (textWidth(current, style) > maxWidth) {
+    while (textWidth(current, style) > maxWidth && Array.from(current).length > 1) {
       const chars = Array.from(current);
       let n = chars.length - 1;
       while (n > 1 && textWidth(chars.slice(0, n).join(""), style) > maxWidth) n--;
@@ -175,8 +181,10 @@ export function formatTicketDate(date: string): string {
 // QR code
 
 export type TicketQr = {
-  /** A standalone <svg> positioned with x/y/width/height, ready to nest in the card. */
+  /** The code as SVG elements (white quiet zone + one path), already translated into place. */
   svg: string;
+  /** The dark modules alone (one <path>), translated into place. */
+  modulesSvg: string;
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
@@ -189,10 +197,15 @@ export type TicketQr = {
 
 /**
  * The token as a QR code centred in the card's QR box, with whole-pixel modules
- * so the PNG has crisp edges. qrcode-svg always encodes in byte mode and picks
- * the smallest version that fits; `swap: true` draws modules[row][col] at
- * (col, row): without it qrcode-svg draws the code transposed (mirrored), which
- * lenient decoders accept but a strict gate scanner may not.
+ * so the PNG has crisp edges.
+ *
+ * - qrcode-svg always encodes in byte mode (8 bits a character, whatever the
+ *   content) and picks the smallest version that fits at the chosen level.
+ * - `swap: true` draws modules[row][col] at (col, row). Without it qrcode-svg
+ *   draws the code transposed (a mirror image), which lenient decoders accept
+ *   but a strict gate scanner may not.
+ * - `container: "none"` inside a translated <g>, not a nested <svg viewBox>:
+ *   resvg clips a nested <svg> with a full-canvas mask, which cost ~4 ms a render.
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
@@ -202,7 +215,7 @@ export function buildTicketQr(token: string): TicketQr {
     padding: qrQuietZone,
     join: true,
     swap: true,
-    container: "svg-viewbox",
+    container: "none",
     xmlDeclaration: false,
     pretty: false,
     color: "#000000",
@@ -215,10 +228,10 @@ export function buildTicketQr(token: string): TicketQr {
   qr.options.height = size;
   const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
   const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  const svg = qr
-    .svg({ container: "svg-viewbox" })
-    .replace("<svg ", `<svg x="${x}" y="${y}" width="${size}" height="${size}" `);
-  return { svg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
+  const elements = qr.svg({ container: "none" });
+  const svg = `<g transform="translate(${x} ${y})">${elements}</g>`;
+  const modulesSvg = `<g transform="translate(${x} ${y})">${elements.slice(elements.indexOf("<path"))}</g>`;
+  return { svg, modulesSvg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
 }
 
 // ---------------------------------------------------------------------------
@@ -231,7 +244,6 @@ const STYLES = {
   event: { fontSize: 20, weight: "regular" },
   codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
   code: { fontSize: 20, weight: "bold" },
-  void: { fontSize: 96, weight: "bold", letterSpacing: 6 },
 } as const satisfies Record<string, TextStyle>;
 
 /** The human-readable lines of the card, already fitted to the text column. */
@@ -284,23 +296,54 @@ export function buildTicketSvg(ticket: TicketImageInput, token: string): string 
     textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
     textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
   );
-  if (ticket.cancelled) {
-    // Void: a tint, a red border, and CANCELLED across the whole card. The stamp
-    // is translucent so the code still scans: the gate must look the ticket up
-    // and refuse it (docs/ticket-image.md).
-    const angle = (-Math.atan2(height, width) * 180) / Math.PI;
-    const cx = width / 2;
-    const cy = height / 2;
-    // Inter's cap height is 0.727 em: centre the capitals on the card's centre.
-    const baseline = Math.round(cy + (STYLES.void.fontSize * 0.727) / 2);
-    parts.push(
-      `<rect width="${width}" height="${height}" fill="${COLORS.void}" fill-opacity="0.06"/>`,
-      `<g transform="rotate(${angle.toFixed(2)} ${cx} ${cy})">`,
-      textElement(cx, baseline, "CANCELLED", STYLES.void, COLORS.void,
-        ` text-anchor="middle" fill-opacity="0.5" stroke="${COLORS.void}" stroke-opacity="0.85" stroke-width="3"`),
-      `</g>`,
-    );
-  }
+  if (ticket.cancelled) parts.push(voidStamp(), qrOverStamp(qr));
   parts.push("</svg>");
   return parts.join("");
+}
+
+const VOID_TEXT = "CANCELLED";
+const VOID_ANGLE_DEGREES = -20;
+const VOID_MARGIN = 24;
+/** Inter's cap height, as a fraction of the font size. */
+const CAP_HEIGHT = 0.727;
+
+/**
+ * A cancelled ticket is void: a tint, a red border (above) and CANCELLED across
+ * the whole card, sized so its rotated box fits inside the card.
+ */
+function voidStamp(): string {
+  const { width, height } = CARD;
+  const angle = (Math.abs(VOID_ANGLE_DEGREES) * Math.PI) / 180;
+  // Width and cap height of the word per pixel of font size (letter spacing: 0.06 em).
+  const unit = textWidth(VOID_TEXT, { fontSize: 1, weight: "bold", letterSpacing: 0.06 });
+  const fit = Math.min(
+    (width - 2 * VOID_MARGIN) / (unit * Math.cos(angle) + CAP_HEIGHT * Math.sin(angle)),
+    (height - 2 * VOID_MARGIN) / (unit * Math.sin(angle) + CAP_HEIGHT * Math.cos(angle)),
+  );
+  const fontSize = Math.floor(fit);
+  const style: TextStyle = { fontSize, weight: "bold", letterSpacing: Math.round(fontSize * 0.06) };
+  const cx = width / 2;
+  const cy = height / 2;
+  // Centre the capitals on the card's centre.
+  const baseline = Math.round(cy + (fontSize * CAP_HEIGHT) / 2);
+  return [
+    `<rect width="${width}" height="${height}" fill="${COLORS.void}" fill-opacity="0.06"/>`,
+    `<g transform="rotate(${VOID_ANGLE_DEGREES} ${cx} ${cy})">`,
+    textElement(cx, baseline, VOID_TEXT, style, COLORS.void,
+      ` text-anchor="middle" fill-opacity="0.45" stroke="${COLORS.void}" stroke-opacity="0.85" stroke-width="3"`),
+    `</g>`,
+  ].join("");
+}
+
+/**
+ * Over the stamp, the QR code again: its square veiled in white (the stamp shows
+ * through, faint) and its modules solid black, so the code still scans. A void
+ * ticket stays readable on purpose: the gate looks the ticket up, sees it is
+ * cancelled and refuses it with a reason (docs/ticket-image.md).
+ */
+function qrOverStamp(qr: TicketQr): string {
+  return (
+    `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>` +
+    qr.modulesSvg
+  );
 }

@@ -15,8 +15,11 @@ import { FONT_FAMILY } from "./font-metrics";
  */
 export const renderStats = { renders: 0 };
 
+/** PNG bytes over an ordinary ArrayBuffer (resvg copies them out of wasm memory), usable as a Response body. */
+export type PngBytes = Uint8Array<ArrayBuffer>;
+
 /** The signature of renderTicketPng, for code that takes the renderer as a dependency. */
-export type TicketPngRenderer = (ticket: TicketImageInput, token: string) => Promise<Uint8Array>;
+export type TicketPngRenderer = (ticket: TicketImageInput, token: string) => Promise<PngBytes>;
 
 let ready: Promise<void> | undefined;
 
@@ -37,7 +40,7 @@ function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
 }
 
 /** Rasterises an SVG document to PNG bytes at its own size, white background. */
-export async function svgToPng(svg: string): Promise<Uint8Array> {
+export async function svgToPng(svg: string): Promise<PngBytes> {
   await ensureResvg();
   const resvg = new Resvg(svg, {
     fitTo: { mode: "original" },
@@ -47,7 +50,7 @@ export async function svgToPng(svg: string): Promise<Uint8Array> {
   try {
     const image = resvg.render();
     try {
-      return image.asPng();
+      return image.asPng() as PngBytes;
     } finally {
       image.free();
     }
@@ -57,7 +60,7 @@ export async function svgToPng(svg: string): Promise<Uint8Array> {
 }
 
 /** Builds the ticket card for the token and returns it as PNG bytes. */
-export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<Uint8Array> {
+export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<PngBytes> {
   const png = await svgToPng(buildTicketSvg(ticket, token));
   renderStats.renders++;
   return png;

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Renders the sample ticket cards in docs/ with the Worker's own code
+// (src/tickets/qr), bundled by esbuild for Node: the wasm and TTF imports become
+// byte arrays, resvg-wasm runs under Node. Run it after changing the card layout.
+//
+//   node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
+//
+// Writes ticket-sample.png (event ticket), ticket-sample-cancelled.png and
+// ticket-sample-general.png, signed with the documented local development key
+// (never a production key), and prints each token with its QR version.
+import { build } from "esbuild";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outDir = join(root, process.argv[2] ?? "docs");
+
+const tmp = mkdtempSync(join(tmpdir(), "ticket-sample-"));
+const bundle = join(tmp, "qr.mjs");
+try {
+  await build({
+    stdin: {
+      contents: `export * from "./src/tickets/qr/index.ts"; export { buildTicketQr } from "./src/tickets/qr/card.ts";`,
+      resolveDir: root,
+      loader: "ts",
+    },
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    outfile: bundle,
+    loader: { ".ttf": "binary", ".wasm": "binary" },
+    logLevel: "warning",
+  });
+  const qr = await import(pathToFileURL(bundle).href);
+
+  // The public local development key of .dev.vars.example (samples only).
+  const example = join(root, ".dev.vars.example");
+  const localKey = existsSync(example)
+    ? /^TICKET_SIGNING_KEY=(.+)$/m.exec(readFileSync(example, "utf8"))?.[1]?.trim()
+    : undefined;
+  const keys = qr.signingKeysFromEnv({ TICKET_SIGNING_KEY: localKey ?? "sample-only-ticket-signing-key-0123456789" });
+  const event = {
+    ticketId: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
+    ticketType: "event",
+    ticketDate: "2023-09-05",
+    confirmationCode: "ticket-event-9c55eg-8v82a",
+    eventName:
+      "Pirate Coding Workshop: Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon on the Old Harbour Pier — bring your own laptop, eye patch optional",
+    cancelled: false,
+  };
+  const samples = [
+    ["ticket-sample.png", event],
+    ["ticket-sample-cancelled.png", { ...event, cancelled: true }],
+    [
+      "ticket-sample-general.png",
+      {
+        ticketId: "b811f723-17b2-44f7-8952-24b03e43d8a9",
+        ticketType: "general",
+        ticketDate: "2023-09-07",
+        confirmationCode: "ticket-general-e5e5c6-dce78",
+        cancelled: false,
+      },
+    ],
+  ];
+  for (const [name, ticket] of samples) {
+    const token = await qr.signTicketToken(ticket, keys);
+    const png = await qr.renderTicketPng(ticket, token);
+    const info = qr.buildTicketQr(token);
+    writeFileSync(join(outDir, name), png);
+    console.log(
+      `${name}: ${png.byteLength} bytes; token ${token} (${token.length} chars), ` +
+        `QR version ${info.version} (${info.moduleCount}×${info.moduleCount} modules, ${info.moduleSize} px each)`,
+    );
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
