@@ -4,6 +4,7 @@ import {
   renderTicketPng,
   signTicketToken,
   TICKET_IMAGE_LAYOUT_VERSION,
+  type PngBytes,
   type SigningKeys,
 } from "./qr";
 
@@ -35,9 +36,9 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 // First level: this isolate's memory. Bounded; the oldest entry goes first.
 const MEMORY_CACHE_ENTRIES = 256;
-const memoryCache = new Map<string, Png>();
+const memoryCache = new Map<string, PngBytes>();
 
-function rememberInMemory(etag: string, png: Png) {
+function rememberInMemory(etag: string, png: PngBytes) {
   memoryCache.set(etag, png);
   if (memoryCache.size > MEMORY_CACHE_ENTRIES) {
     memoryCache.delete(memoryCache.keys().next().value!);
@@ -56,10 +57,7 @@ function edgeCacheKey(ticketId: string, etag: string): Request {
   return new Request(`https://ticket-images.museum-api.internal/${ticketId}/${etag.replaceAll('"', "")}.png`);
 }
 
-/** PNG bytes over a plain (not shared) ArrayBuffer, as Response bodies need. */
-type Png = Uint8Array<ArrayBuffer>;
-
-export type TicketImage = { png: Png; source: "memory" | "edge" | "rendered" };
+export type TicketImage = { png: PngBytes; source: "memory" | "edge" | "rendered" };
 
 /**
  * The ticket's PNG: from this isolate's memory, else the edge cache, else
@@ -84,8 +82,7 @@ export async function loadTicketImage(
     return { png, source: "edge" };
   }
 
-  // resvg hands back bytes over an ordinary ArrayBuffer.
-  const png = (await renderTicketPng(ticket, await signTicketToken(ticket, keys))) as Png;
+  const png = await renderTicketPng(ticket, await signTicketToken(ticket, keys));
   rememberInMemory(etag, png);
   waitUntil(
     cache.put(
