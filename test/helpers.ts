@@ -40,9 +40,20 @@ type ApiRequest = {
   headers?: Record<string, string>;
 };
 
+/**
+ * A client address of its own for each request (198.18.0.0/15, the range for
+ * tests), so that failed logins in one test never throttle (429) the next;
+ * tests of the throttle send CF-Connecting-IP themselves.
+ */
+export function testClientIp(): string {
+  const [a, b, c] = crypto.getRandomValues(new Uint8Array(3));
+  return `198.${18 + (a! & 1)}.${b}.${c}`;
+}
+
 /** Sends a request through the real Worker (its default export) in workerd. */
 export function api(path: string, request: ApiRequest = {}): Promise<Response> {
   const headers = new Headers(request.headers);
+  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", testClientIp());
   if (request.as !== null) headers.set("Authorization", authHeader(request.as ?? "admin"));
   let body = request.body;
   if (request.json !== undefined) {
@@ -79,15 +90,123 @@ export async function expectValidationError(res: Response, ...paths: string[]): 
   return body;
 }
 
-/** A snapshot of every application table, to prove a rejected write changed nothing. */
-export async function dumpDatabase(): Promise<string> {
+/**
+ * A snapshot of every application table, to prove a rejected write changed
+ * nothing. `except` leaves out tables a refused request is meant to write
+ * (a failed login is counted in `login_failures`).
+ */
+export async function dumpDatabase(options: { except?: string[] } = {}): Promise<string> {
   const { results: tables } = await env.DB.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
   ).all<{ name: string }>();
   const parts: string[] = [];
   for (const { name } of tables) {
+    if (options.except?.includes(name)) continue;
     const { results } = await env.DB.prepare(`SELECT * FROM "${name}" ORDER BY 1, 2`).all();
     parts.push(`${name}: ${JSON.stringify(results)}`);
   }
   return parts.join("\n");
+}
+
+/** A special event as the API returns it. */
+export type EventJson = {
+  eventId: string;
+  name: string;
+  location: string;
+  eventDescription: string;
+  dates: string[];
+  price: number;
+};
+
+/**
+ * Hands out calendar years no other test of the same file uses, so that a
+ * list window holds only the events its test created. Each file passes its
+ * own first year, which keeps files apart too should storage ever be shared.
+ */
+export function yearAllocator(firstYear: number): () => number {
+  let next = firstYear;
+  return () => next++;
+}
+
+let nameCounter = 0;
+/** A name no other event of this file has. */
+export function uniqueName(prefix = "Event"): string {
+  nameCounter += 1;
+  return `${prefix} ${nameCounter} ${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A valid create body; fields can be overridden or removed (`undefined`). */
+export function eventBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    name: uniqueName(),
+    location: "Computer Room",
+    eventDescription: "Captain Blackbeard shares his love of the C...language.",
+    dates: ["2090-01-15"],
+    price: 25,
+    ...overrides,
+  };
+  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+  return body;
+}
+
+/** Creates an event through the API (as admin) and returns it. */
+export async function createEvent(overrides: Record<string, unknown> = {}): Promise<EventJson> {
+  const res = await api("/v1.1/special-events", { method: "POST", json: eventBody(overrides) });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as EventJson;
+}
+
+/** The targets of an RFC 8288 `Link` header by rel. */
+export function parseLink(header: string | null): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const part of header ? header.split(",") : []) {
+    const match = /^\s*<([^>]*)>\s*;\s*rel="([^"]+)"\s*$/.exec(part);
+    if (!match) throw new Error(`unparsable Link part: ${part}`);
+    links[match[2]!] = match[1]!;
+  }
+  return links;
+}
+
+/** Every event of a list query, following `next` links page by page. */
+export async function listAll(query: string, as: AccountKey = "admin"): Promise<EventJson[]> {
+  const all: EventJson[] = [];
+  let path: string | undefined = `/v1.1/special-events?${query}`;
+  for (let pages = 0; path; pages++) {
+    if (pages > 1000) throw new Error("too many pages");
+    const res: Response = await api(path, { as });
+    if (res.status !== 200) throw new Error(`list failed: ${res.status} ${await res.text()}`);
+    all.push(...((await res.json()) as EventJson[]));
+    path = parseLink(res.headers.get("Link")).next;
+  }
+  return all;
+}
+
+/** Basic credentials encoded as UTF-8 (btoa alone only takes Latin-1). */
+export function basicUtf8(name: string, secret: string): string {
+  const bytes = new TextEncoder().encode(`${name}:${secret}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** Inserts an extra account straight into the database (for auth edge cases). */
+export async function insertAccount(name: string, secret: string, role: "admin" | "sales" = "sales") {
+  await env.DB.prepare(
+    `INSERT INTO accounts (name, role, secret_sha256) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING`,
+  )
+    .bind(name, role, await sha256Hex(secret))
+    .run();
+}
+
+/** Today's date in a time zone, computed independently of src/lib/dates. */
+export function todayInZone(timeZone: string): string {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+    .formatToParts(new Date());
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+/** `date` plus `days`, for YYYY-MM-DD dates in test code. */
+export function plusDays(date: string, days: number): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
 }

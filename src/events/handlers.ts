@@ -2,15 +2,12 @@ import type { AppRouteHandler } from "../lib/types";
 import { addDays, todayIn } from "../lib/dates";
 import { validationProblem } from "../lib/errors";
 import { pageOffset, paginationLink } from "../lib/pagination";
-import { ProblemError } from "../lib/problem";
+import { eventNotFound } from "./problems";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 
 const DEFAULT_WINDOW_DAYS = 7;
 
-function eventNotFound(eventId: string) {
-  return new ProblemError(404, { detail: `No special event with id ${eventId}.` });
-}
 
 export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEvent> = async (c) => {
   const event = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));

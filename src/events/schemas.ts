@@ -4,19 +4,32 @@ import { PaginationQuerySchema } from "../lib/pagination";
 
 const MAX_PRICE = 1_000_000;
 
+/**
+ * A required text of 1 to `max` characters. Characters are Unicode code
+ * points, as JSON Schema's `maxLength` (which the OpenAPI document announces)
+ * counts them; zod's own `.max()` counts UTF-16 units, which would refuse a
+ * 200-character name holding emoji that a client checked against the document.
+ */
 function text(max: number, description: string, example: string) {
+  const message = `Must be 1 to ${max} characters.`;
   return z
     .string()
-    .min(1, { error: `Must be 1 to ${max} characters.` })
-    .max(max, { error: `Must be 1 to ${max} characters.` })
+    .refine((value) => {
+      const length = [...value].length;
+      return length >= 1 && length <= max;
+    }, { error: message, abort: true })
     .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
-    .openapi({ description, example });
+    .openapi({ description, example, minLength: 1, maxLength: max });
 }
 
-/** True when a number has at most two decimals (so it is a whole number of cents). */
-function isWholeCents(value: number): boolean {
-  const cents = value * 100;
-  return Math.abs(cents - Math.round(cents)) < 1e-6;
+/**
+ * True when a number has at most two decimals, i.e. it is exactly a whole
+ * number of cents: the cents, divided back, give the very same number. (A
+ * tolerance such as |cents - round(cents)| < 1e-6 let 1e-9 through, and it
+ * came back as 0, not the price submitted.)
+ */
+function hasAtMostTwoDecimals(value: number): boolean {
+  return Math.round(value * 100) / 100 === value;
 }
 
 export const EventIdSchema = UuidSchema.openapi({
@@ -51,7 +64,7 @@ const EventPriceSchema = z
   .number({ error: "Must be a number." })
   .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
   .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
-  .refine(isWholeCents, { error: "Must have at most two decimals." })
+  .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
   .openapi({ description: "Price of a ticket for the special event.", format: "float", example: 25 });
 
 const eventFields = {
@@ -74,6 +87,9 @@ export const UpdateSpecialEventRequestSchema = z
   .partial()
   .refine((body) => Object.keys(body).length > 0, {
     error: "Send at least one field to change.",
+    // Only for a body that is otherwise clean: `{ "colour": "red" }` is
+    // reported as the unknown field it has, not also as having no fields.
+    when: (payload) => payload.issues.length === 0,
   })
   .openapi("UpdateSpecialEventRequest", {
     description:

@@ -18,7 +18,8 @@ export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = asy
   const startDate = query.startDate ?? today;
   // At most a year of days is looked at: from startDate, up to the published horizon.
   const lastPublished = addDays(today, PUBLISHED_DAYS_AHEAD);
-  const endDate = [addDays(startDate, PUBLISHED_DAYS_AHEAD), lastPublished].sort()[0]!;
+  const yearFromStart = addDays(startDate, PUBLISHED_DAYS_AHEAD);
+  const endDate = yearFromStart < lastPublished ? yearFromStart : lastPublished;
   const page = { page: query.page, limit: query.limit };
   const calendar = await queries.loadCalendar(c.var.db, startDate, endDate);
   const days = openDays(calendar, { from: startDate, to: endDate }, { skip: pageOffset(page), take: page.limit + 1 });

@@ -9,7 +9,10 @@ export function isIsoDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
   const [, y, m, d] = match.map(Number) as [number, number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999, which
+  // refused real dates such as 0050-01-01.
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d);
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
@@ -17,8 +20,16 @@ function toUtcMs(date: IsoDate): number {
   return Date.parse(`${date}T00:00:00Z`);
 }
 
+/** The last date `YYYY-MM-DD` can express. */
+export const LAST_DATE: IsoDate = "9999-12-31";
+
+/**
+ * The date `days` later (or earlier). Stops at LAST_DATE: past it there is no
+ * `YYYY-MM-DD` form ("+010000-01-01" would sort before every real date).
+ */
 export function addDays(date: IsoDate, days: number): IsoDate {
-  return new Date(toUtcMs(date) + days * DAY_MS).toISOString().slice(0, 10);
+  const ms = Math.min(toUtcMs(date) + days * DAY_MS, toUtcMs(LAST_DATE));
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** 0 = Sunday … 6 = Saturday, as in `Date#getUTCDay` and SQLite's `%w`. */

@@ -67,7 +67,14 @@ export function problemResponse(
   };
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "Content-Type": "application/problem+json", ...problem.headers },
+    headers: {
+      "Content-Type": "application/problem+json",
+      // Set here, not left to the request-id middleware: Hono only merges the
+      // headers set with c.header() into responses it builds itself, so a
+      // Response returned from onError / notFound would go out without it.
+      ...(requestId ? { "X-Request-Id": requestId } : {}),
+      ...problem.headers,
+    },
   });
 }
 

@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../env";
 import { ProblemError } from "../../lib/problem";
 
@@ -17,7 +18,17 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 export const jsonBody = (options: JsonBodyOptions = {}) => {
   const methods = new Set(options.methods ?? ["POST", "PUT", "PATCH"]);
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (methods.has(c.req.method) && !JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")) {
+    // Only a request that reaches an operation has a body worth checking: for
+    // an unknown path (404) or a method the path does not have (405) the
+    // media type is beside the point, and a 415 would hide the real mistake.
+    // Middleware are registered for every method ("ALL"); an operation only
+    // for its own.
+    const reachesOperation = matchedRoutes(c).some((route) => route.method === c.req.method);
+    if (
+      reachesOperation &&
+      methods.has(c.req.method) &&
+      !JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")
+    ) {
       throw new ProblemError(415, {
         detail: "The request body must be JSON, sent with Content-Type: application/json.",
         headers: { "Accept-Post": "application/json", "Accept-Patch": "application/json" },
