@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+// Operator tool for API accounts (HTTP Basic credentials).
+//
+//   npm run account -- create <name> --role admin|sales [--local | --remote] [--env staging]
+//   npm run account -- rotate <name>                    [--local | --remote] [--env staging]
+//   npm run account -- list                             [--local | --remote] [--env staging]
+//   npm run account -- revoke <name>                    [--local | --remote] [--env staging]
+//
+// The target defaults to --local (the D1 of `wrangler dev`). `--remote` alone
+// is production; `--remote --env staging` is staging. `create` and `rotate`
+// generate a 192-bit random secret, store only its SHA-256 and print the
+// secret once: it cannot be shown again.
+import { randomBytes } from "node:crypto";
+import {
+  ACCOUNT_NAME,
+  ACCOUNT_ROLES,
+  UsageError,
+  d1Execute,
+  d1Target,
+  log,
+  parseArgs,
+  runMain,
+  sha256Hex,
+  sqlString,
+} from "./lib/common.mjs";
+
+const USAGE = `usage: npm run account -- <command> [options]
+  create <name> --role admin|sales   create an account; prints its secret once
+  rotate <name>                      give an active account a new secret; prints it once
+  list                               name, role, created_at, revoked_at of every account
+  revoke <name>                      revoke an account (its requests get 401 from then on)
+options:
+  --local          the local D1 of \`wrangler dev\` (default)
+  --remote         the deployed D1 (production unless --env is given)
+  --env <name>     a wrangler.toml environment, e.g. staging
+names: 1–64 characters of a-z 0-9 . _ -`;
+
+const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/** 24 random bytes = 192 bits, base64url: letters, digits, '-' and '_', never ':'. */
+export function generateSecret() {
+  return randomBytes(24).toString("base64url");
+}
+
+function accountName(value) {
+  if (value === undefined) throw new UsageError("an account name is needed");
+  if (!ACCOUNT_NAME.test(value)) throw new UsageError(`invalid account name ${JSON.stringify(value)}`);
+  return value;
+}
+
+// The SQL of each command. Values reach it only through sqlString, after
+// validation (names and roles) or generation (hashes).
+export const SQL = {
+  create: (name, role, hash) =>
+    `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(name)}, ${sqlString(role)}, ${sqlString(hash)})
+     ON CONFLICT (name) DO NOTHING RETURNING name, role, created_at`,
+  rotate: (name, hash) =>
+    `UPDATE accounts SET secret_sha256 = ${sqlString(hash)} WHERE name = ${sqlString(name)} AND revoked_at IS NULL
+     RETURNING name, role`,
+  list: () => "SELECT name, role, created_at, revoked_at FROM accounts ORDER BY name",
+  revoke: (name) =>
+    `UPDATE accounts SET revoked_at = ${NOW} WHERE name = ${sqlString(name)} AND revoked_at IS NULL
+     RETURNING name, revoked_at`,
+  find: (name) => `SELECT name, revoked_at FROM accounts WHERE name = ${sqlString(name)}`,
+};
+
+function rows(target, command) {
+  return d1Execute(target, { command }).flat();
+}
+
+function printSecret(name, secret, target) {
+  process.stdout.write(`${secret}\n`);
+  log(`
+The secret of ${name} is printed above. Store it now (for example in the
+password manager of whoever runs the client): it is not stored anywhere and
+cannot be shown again. Clients send it as HTTP Basic credentials:
+  curl -u '${name}:<secret>' https://<host>/v1.1/special-events
+Target: ${target.label}.`);
+}
+
+async function main(argv) {
+  const args = parseArgs(argv, { flags: ["local", "remote", "help"], options: ["role", "env"] });
+  const [command, ...positionals] = args._;
+  if (args.flags.has("help") || command === undefined || command === "help") {
+    log(USAGE);
+    return;
+  }
+  if (args.flags.has("local") && args.flags.has("remote")) throw new UsageError("choose --local or --remote");
+  const target = d1Target({ remote: args.flags.has("remote"), env: args.options.env });
+  const expectPositionals = (n) => {
+    if (positionals.length !== n) throw new UsageError(`${command} takes ${n === 0 ? "no" : n} argument${n === 1 ? "" : "s"}`);
+  };
+  if (command !== "create" && args.options.role !== undefined) throw new UsageError("--role is only for create");
+
+  switch (command) {
+    case "create": {
+      expectPositionals(1);
+      const name = accountName(positionals[0]);
+      const role = args.options.role;
+      if (!ACCOUNT_ROLES.includes(role)) throw new UsageError(`--role must be ${ACCOUNT_ROLES.join(" or ")}`);
+      const secret = generateSecret();
+      const created = rows(target, SQL.create(name, role, sha256Hex(secret)));
+      if (created.length === 0) {
+        throw new Error(`an account named ${name} already exists in ${target.label} (use rotate for a new secret)`);
+      }
+      log(`created ${role} account ${name}`);
+      printSecret(name, secret, target);
+      return;
+    }
+    case "rotate": {
+      expectPositionals(1);
+      const name = accountName(positionals[0]);
+      const secret = generateSecret();
+      const updated = rows(target, SQL.rotate(name, sha256Hex(secret)));
+      if (updated.length === 0) throw new Error(`no active account named ${name} in ${target.label}`);
+      log(`new secret for ${name}; the old one no longer works`);
+      printSecret(name, secret, target);
+      return;
+    }
+    case "list": {
+      expectPositionals(0);
+      const accounts = rows(target, SQL.list());
+      log(`accounts in ${target.label}:`);
+      const header = { name: "NAME", role: "ROLE", created_at: "CREATED_AT", revoked_at: "REVOKED_AT" };
+      const table = [header, ...accounts.map((a) => ({ ...a, revoked_at: a.revoked_at ?? "-" }))];
+      const widths = Object.keys(header).map((key) => Math.max(...table.map((row) => String(row[key]).length)));
+      for (const row of table) {
+        const cells = Object.keys(header).map((key, i) => String(row[key]).padEnd(widths[i]));
+        process.stdout.write(`${cells.join("  ").trimEnd()}\n`);
+      }
+      return;
+    }
+    case "revoke": {
+      expectPositionals(1);
+      const name = accountName(positionals[0]);
+      const revoked = rows(target, SQL.revoke(name));
+      if (revoked.length === 0) {
+        const existing = rows(target, SQL.find(name))[0];
+        throw new Error(
+          existing ? `${name} was already revoked at ${existing.revoked_at}` : `no account named ${name} in ${target.label}`,
+        );
+      }
+      log(`revoked ${name} at ${revoked[0].revoked_at} in ${target.label}`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+}
+
+await runMain(main, USAGE);
