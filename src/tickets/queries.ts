@@ -42,30 +42,18 @@ export async function insertTicket(
   ticket: NewTicket,
   idempotency?: { scope: IdempotencyScope; responseBody: string },
 ): Promise<boolean> {
-  const insert =
-    ticket.ticketType === "event"
-      ? db
-          .prepare(INSERT_EVENT)
-          .bind(
-            ticket.ticketId,
-            ticket.ticketDate,
-            ticket.confirmationCode,
-            ticket.email,
-            ticket.phone ?? null,
-            ticket.eventId,
-            ticket.soldBy,
-          )
-      : db
-          .prepare(INSERT_GENERAL)
-          .bind(
-            ticket.ticketId,
-            ticket.ticketDate,
-            ticket.confirmationCode,
-            ticket.email,
-            ticket.phone ?? null,
-            ticket.generalPriceCents,
-            ticket.soldBy,
-          );
+  // ?6 is the general price, or the event whose price applies.
+  const insert = db
+    .prepare(ticket.ticketType === "event" ? INSERT_EVENT : INSERT_GENERAL)
+    .bind(
+      ticket.ticketId,
+      ticket.ticketDate,
+      ticket.confirmationCode,
+      ticket.email,
+      ticket.phone ?? null,
+      ticket.ticketType === "event" ? ticket.eventId : ticket.generalPriceCents,
+      ticket.soldBy,
+    );
   const statements = [insert];
   if (idempotency) {
     statements.push(completeIdempotencyKey(db, idempotency.scope, ticket.ticketId, idempotency.responseBody));

@@ -14,25 +14,13 @@ import {
   wrapText,
   type TextStyle,
 } from "../../src/tickets/qr/card";
+import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const TOKEN = "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.VJKE7UZEEX5N2BWWG6SC6GYZ3E";
 const EVENT_STYLE: TextStyle = { fontSize: 20, weight: "regular" };
 
-const GENERAL: TicketImageInput = {
-  ticketId: "b811f723-17b2-44f7-8952-24b03e43d8a9",
-  ticketType: "general",
-  ticketDate: "2023-09-07",
-  confirmationCode: "ticket-general-e5e5c6-dce78",
-  cancelled: false,
-};
-const EVENT: TicketImageInput = {
-  ticketId: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
-  ticketType: "event",
-  ticketDate: "2023-09-05",
-  confirmationCode: "ticket-event-9c55eg-8v82a",
-  eventName: "Pirate Coding Workshop",
-  cancelled: false,
-};
+const GENERAL = GENERAL_TICKET;
+const EVENT = EVENT_TICKET;
 
 /** A 200-character event name of ordinary words. */
 const LONG_NAME = (

@@ -9,29 +9,20 @@ import {
 } from "../../src/tickets/qr";
 import { CARD } from "../../src/tickets/qr/card";
 import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../qr-decode";
+import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const KEYS: SigningKeys = {
   current: { id: "K2", secret: "render-test-signing-secret-000000000002" },
   previous: [{ id: "K1", secret: "render-test-signing-secret-000000000001" }],
 };
 
-const GENERAL: TicketImageInput = {
-  ticketId: "b811f723-17b2-44f7-8952-24b03e43d8a9",
-  ticketType: "general",
-  ticketDate: "2023-09-07",
-  confirmationCode: "ticket-general-e5e5c6-dce78",
-  cancelled: false,
-};
+const GENERAL = GENERAL_TICKET;
 const EVENT: TicketImageInput = {
-  ticketId: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
-  ticketType: "event",
-  ticketDate: "2023-09-05",
-  confirmationCode: "ticket-event-9c55eg-8v82a",
+  ...EVENT_TICKET,
   eventName: (
     "Pirate Coding Workshop: Treasure Maps, Parrots and the Lost Art of Reading Other People's Code " +
     "Under a Full Moon on the Old Harbour Pier, with Sea Shanties, Grog, Treasure and a Very Long Title Indeed!!!"
   ).slice(0, 200),
-  cancelled: false,
 };
 
 /** Renders the ticket, checks the PNG, decodes its QR code and verifies the token in it. */
