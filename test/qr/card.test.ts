@@ -1,6 +1,6 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "../../src/tickets/qr";
+import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/tickets/qr";
 import {
   CARD,
   MUSEUM_NAME,
