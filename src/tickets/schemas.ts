@@ -75,7 +75,10 @@ export const IdempotencyHeadersSchema = z.object({
     .optional()
     .openapi({
       param: {
-        name: "Idempotency-Key",
+        // Lower case, as the key above (zod-to-openapi refuses a differing
+        // name, and the whole document then fails); header names are
+        // case-insensitive, so clients send `Idempotency-Key` all the same.
+        name: "idempotency-key",
         in: "header",
         description:
           "Makes a purchase safe to retry: the same key and body from the same account within 24 hours returns the first response and buys nothing more.",

@@ -1,0 +1,187 @@
+// Browser test of GET /docs (npm run test:browser): starts `wrangler dev` on a
+// free port, opens /docs in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core), and checks that
+//   - the page is served with a Content-Security-Policy that allows no other origin,
+//   - every operation's summary of the OpenAPI document is shown on the page,
+//   - there are no console errors, page errors, failed requests or HTTP errors,
+//   - no request goes to an origin other than the local server (no CDN, no fonts),
+// then saves a screenshot to docs/api-docs.png and stops Chromium and the server.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { chromium } from "playwright-core";
+import { parse as parseYaml } from "yaml";
+import { log, onProcessEnd, REFERENCE_DIR, ROOT, startWranglerDev, tempDir } from "./e2e-server.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOT = join(ROOT, "docs", "api-docs.png");
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+if (!existsSync(CHROMIUM)) {
+  console.error(`FAIL: ${CHROMIUM} is missing; install Debian's chromium package (apt-get install -y chromium).`);
+  process.exit(1);
+}
+if (!existsSync(join(ROOT, "public", "docs", "scalar.js"))) {
+  console.error("FAIL: public/docs/scalar.js is missing; run `node scripts/docs-assets.mjs` (npm's prepare does).");
+  process.exit(1);
+}
+
+/** Processes whose command line holds `needle` (our Chromium's unique profile dir). */
+function processesMentioning(needle) {
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+const failures = [];
+let screenshot;
+const state = tempDir("museum-docs-state-");
+const profile = tempDir("museum-docs-chromium-");
+const userDataDir = profile.path;
+// Should this script be interrupted, no Chromium of ours is left behind.
+onProcessEnd(() => {
+  for (const pid of processesMentioning(userDataDir)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+});
+let server;
+let context;
+try {
+  server = await startWranglerDev({ persistTo: state.path });
+  const { origin } = server;
+
+  // What the page must show: every operation's summary of the served document.
+  const doc = await (await fetch(`${origin}/v1.1/openapi.json`)).json();
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, op]) => ({ method, path, summary: op.summary, operationId: op.operationId })),
+  );
+  for (const op of operations) {
+    if (!op.summary) failures.push(`${op.method.toUpperCase()} ${op.path} has no summary`);
+  }
+  // The reference's summaries are among them (when the reference is here).
+  const referenceFile = join(REFERENCE_DIR, "museum-openapi-1.1.1.yaml");
+  if (existsSync(referenceFile)) {
+    const reference = parseYaml(readFileSync(referenceFile, "utf8"));
+    const ours = new Set(operations.map((op) => op.summary));
+    for (const item of Object.values(reference.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (METHODS.includes(method) && !ours.has(op.summary)) {
+          failures.push(`the reference's summary "${op.summary}" (${op.operationId}) is not in the served document`);
+        }
+      }
+    }
+  }
+
+  // The page's own headers.
+  const pageResponse = await fetch(`${origin}/docs`);
+  const csp = pageResponse.headers.get("content-security-policy") ?? "";
+  if (pageResponse.status !== 200) failures.push(`GET /docs answered ${pageResponse.status}`);
+  if (!/script-src 'self'(;|$)/.test(csp)) failures.push(`/docs CSP does not restrict scripts to 'self': "${csp}"`);
+  if (/https?:|\*/.test(csp)) failures.push(`/docs CSP allows other origins: "${csp}"`);
+
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1440, height: 900 },
+    deviceScaleFactor: 1,
+    colorScheme: "light",
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const requests = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") failures.push(`console error: ${message.text()} (${message.location().url ?? ""})`);
+  });
+  page.on("pageerror", (error) => failures.push(`page error: ${error.message}`));
+  page.on("request", (request) => {
+    const url = request.url();
+    requests.push(url);
+    if (url.startsWith("data:") || url.startsWith("blob:")) return;
+    if (new URL(url).origin !== origin) failures.push(`request to another origin: ${url}`);
+  });
+  page.on("requestfailed", (request) => failures.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on("response", (response) => {
+    if (response.status() >= 400) failures.push(`HTTP ${response.status()} for ${response.url()}`);
+  });
+
+  log(`opening ${origin}/docs in ${CHROMIUM}`);
+  const response = await page.goto(`${origin}/docs`, { waitUntil: "networkidle", timeout: 60_000 });
+  if (response?.status() !== 200) failures.push(`page answered ${response?.status()}`);
+
+  // Every summary on the page (sidebar and operation headings).
+  const summaries = operations.map((op) => op.summary);
+  try {
+    await page.waitForFunction(
+      (wanted) => wanted.every((text) => document.body.innerText.includes(text)),
+      summaries,
+      { timeout: 30_000, polling: 250 },
+    );
+  } catch {
+    // Reported one by one below.
+  }
+  const text = await page.evaluate(() => document.body.innerText);
+  const missing = summaries.filter((summary) => !text.includes(summary));
+  for (const summary of missing) failures.push(`summary not found on the page: "${summary}"`);
+  log(`found ${summaries.length - missing.length} of ${summaries.length} operation summaries on the page`);
+  for (const title of [doc.info.title]) {
+    if (!text.includes(title)) failures.push(`the document title "${title}" is not on the page`);
+  }
+  await page.waitForTimeout(500); // let the layout settle before the screenshot
+  screenshot = await page.screenshot();
+  log(`${requests.length} requests, all to ${origin}: ${[...new Set(requests.map((u) => new URL(u).pathname))].join(", ")}`);
+} catch (error) {
+  failures.push(`error: ${error?.stack ?? error}`);
+} finally {
+  if (context) await context.close().catch((error) => failures.push(`closing Chromium: ${error}`));
+  const leftover = processesMentioning(userDataDir);
+  if (leftover.length > 0) {
+    failures.push(`Chromium processes survived: ${leftover.join(", ")}`);
+    for (const pid of leftover) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+  if (server) await server.stop().catch((error) => failures.push(String(error)));
+  profile.remove();
+  state.remove();
+}
+
+// The committed screenshot is replaced only by a passing run; a failing run's
+// goes to a temporary file for a look at what went wrong.
+if (screenshot) {
+  const target = failures.length === 0 ? SCREENSHOT : join(tmpdir(), `museum-api-docs-failed-${process.pid}.png`);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, screenshot);
+  log(`screenshot saved to ${target}`);
+}
+if (failures.length > 0) {
+  console.error(`FAIL: the /docs browser test found ${failures.length} problem(s):`);
+  for (const failure of failures) console.error(`  - ${failure}`);
+  process.exit(1);
+}
+log("PASS: /docs renders every operation, loads nothing from other origins, logs no errors");

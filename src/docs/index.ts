@@ -1,0 +1,84 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+
+/**
+ * GET /docs: the API reference page (Scalar), rendered in the browser from the
+ * service's own OpenAPI document. Everything it loads comes from this origin:
+ * the Scalar bundle is a static asset (public/docs/scalar.js, copied from
+ * @scalar/api-reference by scripts/docs-assets.mjs), the start-up script and
+ * the page are served here, and Scalar's web fonts, telemetry and hosted
+ * extras are switched off. The page has no inline script, so its
+ * Content-Security-Policy allows scripts from 'self' only. Public, like the
+ * OpenAPI document.
+ */
+export const DOCS_PATH = "/docs";
+export const DOCS_SCRIPT_PATH = "/docs/scalar.js";
+export const DOCS_INIT_PATH = "/docs/init.js";
+export const OPENAPI_PATH = "/v1.1/openapi.json";
+
+/** Scalar's configuration (see @scalar/types, ApiReferenceConfiguration). */
+export const SCALAR_CONFIGURATION = {
+  url: OPENAPI_PATH,
+  // Otherwise Scalar loads its Inter / JetBrains Mono fonts from fonts.scalar.com.
+  withDefaultFonts: false,
+  telemetry: false,
+  // Hosted Scalar services the page must not call or offer.
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: "never",
+  // Operations are titled by their summary (the browser test looks for them).
+  operationTitleSource: "summary",
+  defaultOpenAllTags: true,
+} as const;
+
+/**
+ * Applies to the page and its start-up script. Styles need 'unsafe-inline':
+ * Scalar injects its stylesheet and style attributes at run time. Requests go
+ * to this origin only (`connect-src 'self'`: the document and "Test request").
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Museum API reference</title>
+    <link rel="icon" href="data:," />
+  </head>
+  <body>
+    <noscript>This page needs JavaScript. The OpenAPI document is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
+    <div id="app"></div>
+    <script src="${DOCS_SCRIPT_PATH}"></script>
+    <script src="${DOCS_INIT_PATH}"></script>
+  </body>
+</html>
+`;
+
+const INIT_SCRIPT = `Scalar.createApiReference("#app", ${JSON.stringify(SCALAR_CONFIGURATION)});\n`;
+
+function securityHeaders(contentType: string): Record<string, string> {
+  return {
+    "Content-Type": contentType,
+    "Content-Security-Policy": DOCS_CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "public, max-age=300",
+  };
+}
+
+export const docsRouter = new Hono<AppEnv>()
+  .get(DOCS_PATH, (c) => c.body(PAGE, 200, securityHeaders("text/html; charset=utf-8")))
+  .get(DOCS_INIT_PATH, (c) => c.body(INIT_SCRIPT, 200, securityHeaders("text/javascript; charset=utf-8")));

@@ -1,0 +1,16 @@
+/**
+ * The OpenAPI document's tags. The first three are the reference Museum API
+ * 1.1.1's own (same names and descriptions); every operation this service
+ * adds to the reference carries a tag of its own, marked as an addition, so a
+ * reader of the docs tells the published interface from the museum's extras.
+ */
+export const OPENAPI_TAGS = [
+  { name: "Operations", description: "Operational information about the museum." },
+  { name: "Events", description: "Special events hosted by the museum." },
+  { name: "Tickets", description: "Museum tickets for general entrance or special events." },
+  {
+    name: "Hours administration",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
+  },
+];

@@ -1,0 +1,51 @@
+// GET /docs (the API reference page) and its start-up script, inside workerd.
+// The page itself is exercised in a real browser by scripts/docs-browser-test.mjs.
+import { describe, expect, it } from "vitest";
+import { api } from "../helpers";
+
+describe("GET /docs", () => {
+  it("is public HTML that loads only same-origin scripts, no inline ones", async () => {
+    const res = await api("/docs", { as: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1]!)?.[1])).toEqual(["/docs/scalar.js", "/docs/init.js"]);
+    expect(scripts.every((m) => m[2]!.trim() === "")).toBe(true);
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  it("has a Content-Security-Policy that allows this origin only", async () => {
+    const csp = (await api("/docs", { as: null })).headers.get("Content-Security-Policy") ?? "";
+    const directives = Object.fromEntries(
+      csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]),
+    );
+    expect(directives["default-src"]).toEqual(["'none'"]);
+    expect(directives["script-src"]).toEqual(["'self'"]);
+    expect(directives["connect-src"]).toEqual(["'self'"]);
+    expect(directives["frame-ancestors"]).toEqual(["'none'"]);
+    expect(csp).not.toMatch(/https?:|\*|unsafe-eval/);
+  });
+
+  it("starts Scalar on the served OpenAPI document without web fonts or telemetry", async () => {
+    const res = await api("/docs/init.js", { as: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    const script = await res.text();
+    const config = JSON.parse(/createApiReference\("#app", (\{.*\})\);/.exec(script)![1]!);
+    expect(config).toMatchObject({ url: "/v1.1/openapi.json", withDefaultFonts: false, telemetry: false });
+  });
+
+  it("refuses other methods", async () => {
+    const res = await api("/docs", { as: null, method: "POST" });
+    expect(res.status).toBe(405);
+  });
+});
+
+describe("GET /v1.1/openapi.json", () => {
+  it("is public", async () => {
+    const res = await api("/v1.1/openapi.json", { as: null });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { openapi: string }).openapi).toBe("3.1.0");
+  });
+});
