@@ -2,14 +2,20 @@ import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { specialEventsRouter } from "./events";
+import { docsRouter } from "./docs";
+import { OPENAPI_TAGS } from "./docs/tags";
 import { healthRouter } from "./health";
 import { museumHoursRouter } from "./hours";
 import { handleError, handleMethodNotAllowed, handleNotFound } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
 import { ProblemError } from "./lib/problem";
+import { accessLog } from "./middleware/access-log";
 import { basicAuth } from "./middleware/basic-auth";
+import { cors } from "./middleware/cors";
 import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
+import { loginThrottle } from "./middleware/login-throttle";
+import { securityHeaders } from "./middleware/security-headers";
 import { ticketsRouter } from "./tickets";
 
 /** The interface version this service implements (the API description's). */
@@ -31,6 +37,7 @@ function createApi() {
     },
     servers: [{ url: API_BASE_PATH }],
     security: [{ MuseumPlaceholderAuth: [] }],
+    tags: OPENAPI_TAGS,
   });
   api.openAPIRegistry.registerComponent("securitySchemes", "MuseumPlaceholderAuth", {
     type: "http",
@@ -38,7 +45,7 @@ function createApi() {
   });
 
   api.use(
-    basicAuth({ realm: "museum" }),
+    basicAuth({ realm: "museum", throttle: loginThrottle() }),
     // Counts the bytes actually read when no Content-Length is given; with one,
     // the runtime never hands the Worker more bytes than it declares.
     bodyLimit({
@@ -58,6 +65,9 @@ function createApi() {
 export function createApp() {
   const app = createRouter();
   app.use(requestId({ generator: () => crypto.randomUUID() }));
+  // Hardening (docs/hardening.md): a log line per request, security headers
+  // and the CORS allow-list on every response, preflights answered before routing.
+  app.use(accessLog(), securityHeaders(), cors());
   app.use(methodNotAllowed({ app, onMethodNotAllowed: handleMethodNotAllowed }));
   app.use(d1Session());
   app.onError(handleError);
@@ -74,6 +84,7 @@ export function createApp() {
     }),
   );
   app.route("/", healthRouter);
+  app.route("/", docsRouter);
   app.route(API_BASE_PATH, createApi());
   return app;
 }

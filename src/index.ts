@@ -1,13 +1,17 @@
 import { createApp } from "./app";
+import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
 import { purgeExpiredIdempotencyKeys } from "./idempotency/queries";
+import { log } from "./lib/log";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  /** Cron Trigger: forgets Idempotency-Keys past their 24 hours. */
+  /** Cron Trigger: forgets Idempotency-Keys past their 24 hours, and failed-login windows that have passed. */
   async scheduled(_controller, env) {
     const purged = await purgeExpiredIdempotencyKeys(env.DB);
-    console.log(JSON.stringify({ level: "info", message: "purged expired idempotency keys", purged }));
+    log.info("purged expired idempotency keys", { purged });
+    const loginFailures = await purgeExpiredLoginFailures(env.DB, loginFailurePolicy(env).windowMs);
+    log.info("purged expired login failures", { purged: loginFailures });
   },
 } satisfies ExportedHandler<Env>;

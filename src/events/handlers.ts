@@ -3,6 +3,7 @@ import { addDays, todayIn } from "../lib/dates";
 import { validationProblem } from "../lib/errors";
 import { pageOffset, paginationLink } from "../lib/pagination";
 import { eventNotFound } from "./problems";
+import { forgetTicketLookups } from "../tickets/lookup-cache";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 
@@ -49,13 +50,15 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const event = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json"));
+  // A ticket image prints the event's name: this isolate looks tickets up afresh.
+  const event = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json")).finally(forgetTicketLookups);
   if (!event) throw eventNotFound(eventId);
   return c.json(event, 200);
 };
 
 export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  if (!(await queries.cancelSpecialEvent(c.var.db, eventId))) throw eventNotFound(eventId);
+  // Its tickets are cancelled: this isolate looks their images' facts up afresh.
+  if (!(await queries.cancelSpecialEvent(c.var.db, eventId).finally(forgetTicketLookups))) throw eventNotFound(eventId);
   return c.body(null, 204);
 };

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateSchema, UuidSchema } from "../lib/openapi";
 import { PaginationQuerySchema } from "../lib/pagination";
+import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../lib/text";
 
 const MAX_PRICE = 1_000_000;
 
@@ -18,6 +19,7 @@ function text(max: number, description: string, example: string) {
       const length = [...value].length;
       return length >= 1 && length <= max;
     }, { error: message, abort: true })
+    .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
     .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
     .openapi({ description, example, minLength: 1, maxLength: max });
 }

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateSchema } from "../lib/openapi";
 import { PaginationQuerySchema } from "../lib/pagination";
+import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../lib/text";
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -76,6 +77,7 @@ const ReasonSchema = z
   .string()
   .min(1, { error: "Must be 1 to 200 characters." })
   .max(200, { error: "Must be 1 to 200 characters." })
+  .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE })
   .openapi({ description: "Why the day differs (shown to staff).", example: "New Year's Day" });
 
 export const PutHoursExceptionRequestSchema = z

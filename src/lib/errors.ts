@@ -5,6 +5,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError } from "./problem";
+import { D1_RETRY_AFTER_SECONDS, isD1Unavailable } from "./d1-errors";
+import { log } from "./log";
 
 // How a validation target is named in an error path (`query.limit`, `path.eventId`).
 const TARGET_PREFIX: Record<string, string> = {
@@ -26,7 +28,7 @@ function formatPath(prefix: string, path: readonly PropertyKey[]): string {
 /** One `{ path, message }` per offending field of a zod failure. */
 export function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
   const prefix = TARGET_PREFIX[target] ?? `${target}.`;
-  return issues.flatMap((issue) =>
+  const errors = issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({
           path: formatPath(prefix, [...issue.path, key]),
@@ -34,6 +36,11 @@ export function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[])
         }))
       : [{ path: formatPath(prefix, issue.path), message: issue.message }],
   );
+  // zod runs every check of a field, so one value can fail several (an empty
+  // name is both too short and blank); the contract promises one entry per
+  // offending field, so the first failure of each path is kept.
+  const seen = new Set<string>();
+  return errors.filter((error) => !seen.has(error.path) && seen.add(error.path));
 }
 
 export function validationProblem(errors: FieldError[]): ProblemError {
@@ -65,21 +72,33 @@ export const handleError: ErrorHandler<AppEnv> = (err, c) => {
     return problemResponse(
       err.status as ContentfulStatusCode,
       {
-        ...(malformed ? { type: PROBLEM_TYPES.malformedJson, title: "Malformed JSON" } : {}),
+        // `errors` names the body, so that every 400 carries field errors a
+        // client can show the same way.
+        ...(malformed
+          ? { type: PROBLEM_TYPES.malformedJson, title: "Malformed JSON", errors: [{ path: "(body)", message: "Not valid JSON." }] }
+          : {}),
         detail: malformed ? "The request body is not valid JSON." : err.message,
       },
       requestId,
     );
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
+  if (isD1Unavailable(err)) {
+    // D1 said "try again" (network, reset, overload): the client may, too.
+    log.warn("database unavailable", { requestId, error: err instanceof Error ? err.message : String(err) });
+    return problemResponse(
+      503,
+      {
+        detail: `The database is unavailable for the moment; retry in ${D1_RETRY_AFTER_SECONDS} seconds.`,
+        headers: { "Retry-After": String(D1_RETRY_AFTER_SECONDS) },
+      },
       requestId,
-      message: "unhandled error",
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    }),
-  );
+    );
+  }
+  log.error("unhandled error", {
+    requestId,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
   return problemResponse(
     500,
     { detail: `The request failed. Quote request id ${requestId} when reporting it.` },

@@ -8,6 +8,8 @@ import { eventNotFound } from "../events/problems";
 import * as idempotency from "../idempotency/queries";
 import { newConfirmationCode } from "./confirmation-code";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./image";
+import { recallTicket, rememberTicket } from "./lookup-cache";
+import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { checkTicketSale } from "./purchase";
 import { signingKeysFromEnv } from "./qr";
 import * as queries from "./queries";
@@ -114,8 +116,15 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
 
 export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
   const { ticketId } = c.req.valid("param");
-  const ticket = await queries.findTicketForImage(c.var.db, ticketId);
-  if (!ticket) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+  // A client that sends a session bookmark reads its own writes (README, "Read
+  // replicas"): only a request without one may be answered from this isolate's memory.
+  const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
+  let ticket = mayRecall ? recallTicket(ticketId) : undefined;
+  if (!ticket) {
+    ticket = (await queries.findTicketForImage(c.var.db, ticketId)) ?? undefined;
+    if (!ticket) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+    rememberTicket(ticket);
+  }
 
   const keys = signingKeysFromEnv(c.env);
   const etag = await ticketImageEtag(ticket, keys);

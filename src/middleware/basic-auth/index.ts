@@ -2,18 +2,39 @@ import { timingSafeEqual } from "hono/utils/buffer";
 import { auth } from "hono/utils/basic-auth";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { findActiveAccountCredential } from "../../accounts/queries";
+import type { Db } from "../../env";
+import {
+  findActiveAccountCredential,
+  selectActiveAccountCredential,
+  type AccountCredentialRow,
+} from "../../accounts/queries";
 import { sha256Hex } from "../../lib/crypto";
 import { ProblemError } from "../../lib/problem";
+import { clientKey, type LoginThrottle, type ThrottledLogin } from "../login-throttle";
+import { forgetClientLogins, recallLogin, rememberLogin } from "./login-cache";
 
 export type BasicAuthOptions = {
   /** The realm announced in `WWW-Authenticate`. */
   realm: string;
+  /**
+   * Failed-login throttling (see the login-throttle middleware): a client over
+   * its budget gets `429` before its credentials are checked, and every
+   * failed login is counted. Off when not given.
+   */
+  throttle?: LoginThrottle;
 };
 
 // Compared against when the user name is unknown, so that a wrong name costs
 // the same work as a wrong password (no user-name oracle by timing).
 const NO_ACCOUNT_HASH = "0".repeat(64);
+
+/** The account, with the throttle's check in the same batch (one round trip). */
+async function lookUp(db: Db, name: string, login: ThrottledLogin | undefined): Promise<AccountCredentialRow | null> {
+  if (!login) return findActiveAccountCredential(db, name);
+  const [check, account] = await db.batch([login.check, selectActiveAccountCredential(db, name)]);
+  login.enforce(check!);
+  return (account!.results[0] as AccountCredentialRow | undefined) ?? null;
+}
 
 /**
  * HTTP Basic authentication against the `accounts` table. Secrets are
@@ -30,16 +51,28 @@ export const basicAuth = (options: BasicAuthOptions) => {
     if (!credentials) {
       throw unauthorized("This operation needs HTTP Basic credentials.");
     }
-    const [account, presentedHash] = await Promise.all([
-      findActiveAccountCredential(c.var.db, credentials.username),
-      sha256Hex(credentials.password),
-    ]);
+    // The same credentials from the same client, verified in this isolate
+    // within the last minute: no D1 round trip (see ./login-cache.ts).
+    const client = clientKey(c.req.header("CF-Connecting-IP"));
+    const presentedHash = await sha256Hex(credentials.password);
+    const remembered = recallLogin(client, credentials.username, presentedHash);
+    if (remembered) {
+      c.set("principal", remembered);
+      await next();
+      return;
+    }
+    const login = options.throttle?.(c);
+    const account = await lookUp(c.var.db, credentials.username, login);
     const storedHash = account?.secret_sha256 ?? NO_ACCOUNT_HASH;
     const matches = await timingSafeEqual(storedHash, presentedHash);
     if (!account || !matches) {
+      forgetClientLogins(client);
+      await login?.recordFailure();
       throw unauthorized("The user name or password is wrong.");
     }
-    c.set("principal", { name: account.name, role: account.role });
+    const principal = { name: account.name, role: account.role };
+    rememberLogin(client, credentials.username, presentedHash, principal);
+    c.set("principal", principal);
     await next();
   });
 };

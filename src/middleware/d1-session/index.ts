@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { ProblemError } from "../../lib/problem";
+import { withFaultInjection } from "../../lib/d1-faults";
+import { validationProblem } from "../../lib/errors";
 
 export type D1SessionOptions = {
   /** Header carrying the client's last bookmark in, and the session's bookmark out. */
@@ -12,6 +13,9 @@ export type D1SessionOptions = {
 const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,128}$/;
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** The default header of the session bookmark (README, "Read replicas"). */
+export const D1_BOOKMARK_HEADER = "x-d1-bookmark";
+
 /**
  * Runs the request in one D1 session (read replication): it continues from the
  * client's bookmark when one is sent, else reads may go to any replica and
@@ -19,18 +23,21 @@ const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * client so that its next request reads its own writes. Sets `db`.
  */
 export const d1Session = (options: D1SessionOptions = {}) => {
-  const headerName = options.headerName ?? "x-d1-bookmark";
+  const headerName = options.headerName ?? D1_BOOKMARK_HEADER;
   return createMiddleware<AppEnv>(async (c, next) => {
     const bookmark = c.req.header(headerName);
     if (bookmark !== undefined && !BOOKMARK_PATTERN.test(bookmark)) {
-      throw new ProblemError(400, {
-        detail: `The ${headerName} header is not a D1 bookmark.`,
-      });
+      // A bad header is a bad input value like any other: a validation
+      // problem naming the offending field, as the contract asks of every 400.
+      throw validationProblem([
+        { path: `header.${headerName.toLowerCase()}`, message: "Must be a D1 bookmark returned by this service." },
+      ]);
     }
     const session = c.env.DB.withSession(
       bookmark ?? (READ_METHODS.has(c.req.method) ? "first-unconstrained" : "first-primary"),
     );
-    c.set("db", session);
+    // Tests only: the D1 fault seam wraps the session when FAULT_INJECTION is set (never in production).
+    c.set("db", withFaultInjection(c.env, session));
     await next();
     const latest = session.getBookmark();
     if (latest) c.header(headerName, latest);

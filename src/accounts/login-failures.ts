@@ -1,0 +1,75 @@
+import type { Db } from "../env";
+
+/** How many failed logins a client may have in a window, and how long a window lasts. */
+export type LoginFailurePolicy = {
+  budget: number;
+  windowMs: number;
+};
+
+/**
+ * The statement that tells whether a client is over its budget: one row
+ * `{ retry_after_ms }` while it is (the time left in its window), none
+ * otherwise. A primary-key lookup, meant to travel in the same batch as the
+ * account lookup so that it costs no extra round trip.
+ */
+export function selectLoginBlock(db: Db, clientKey: string, policy: LoginFailurePolicy, nowMs: number) {
+  return db
+    .prepare(
+      `SELECT window_start + ?3 - ?2 AS retry_after_ms FROM login_failures
+        WHERE client_key = ?1 AND window_start > ?2 - ?3 AND failures >= ?4`,
+    )
+    .bind(clientKey, nowMs, policy.windowMs, policy.budget);
+}
+
+/**
+ * Counts one failed login in one atomic upsert: a client without a current
+ * window starts one now with 1 failure; otherwise its count goes up.
+ */
+export async function recordLoginFailure(
+  db: Db,
+  clientKey: string,
+  policy: LoginFailurePolicy,
+  nowMs: number,
+): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO login_failures (client_key, window_start, failures) VALUES (?1, ?2, 1)
+       ON CONFLICT (client_key) DO UPDATE
+          SET failures = CASE WHEN login_failures.window_start <= ?2 - ?3 THEN 1 ELSE login_failures.failures + 1 END,
+              window_start = CASE WHEN login_failures.window_start <= ?2 - ?3 THEN ?2 ELSE login_failures.window_start END`,
+    )
+    .bind(clientKey, nowMs, policy.windowMs)
+    .run();
+}
+
+/** Forgets the windows that have passed (run by the Cron Trigger); returns how many. */
+export async function purgeExpiredLoginFailures(db: Db, windowMs: number, nowMs: number = Date.now()): Promise<number> {
+  const result = await db
+    .prepare("DELETE FROM login_failures WHERE window_start <= ?1")
+    .bind(nowMs - windowMs)
+    .run();
+  return result.meta.changes;
+}
+
+/** Ten failed logins per client per five minutes, unless configured otherwise. */
+export const DEFAULT_LOGIN_FAILURE_POLICY: LoginFailurePolicy = { budget: 10, windowMs: 300_000 };
+
+type PolicyEnv = { LOGIN_FAILURE_BUDGET?: string; LOGIN_FAILURE_WINDOW_SECONDS?: string };
+
+function wholeNumber(value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined || !/^\s*\d{1,9}\s*$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= min && n <= max ? n : undefined;
+}
+
+/**
+ * The policy from `LOGIN_FAILURE_BUDGET` (1–10000) and
+ * `LOGIN_FAILURE_WINDOW_SECONDS` (1–86400). A variable that is missing or out
+ * of range falls back to the default (10 per 300 s): a typo in the
+ * configuration must not switch the throttle off, nor fail every request.
+ */
+export function loginFailurePolicy(env: PolicyEnv): LoginFailurePolicy {
+  const budget = wholeNumber(env.LOGIN_FAILURE_BUDGET, 1, 10_000) ?? DEFAULT_LOGIN_FAILURE_POLICY.budget;
+  const windowSeconds = wholeNumber(env.LOGIN_FAILURE_WINDOW_SECONDS, 1, 86_400);
+  return { budget, windowMs: windowSeconds === undefined ? DEFAULT_LOGIN_FAILURE_POLICY.windowMs : windowSeconds * 1000 };
+}

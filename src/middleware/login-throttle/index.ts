@@ -1,0 +1,105 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../env";
+import {
+  loginFailurePolicy,
+  recordLoginFailure,
+  selectLoginBlock,
+  type LoginFailurePolicy,
+} from "../../accounts/login-failures";
+import { ProblemError } from "../../lib/problem";
+
+export type LoginThrottleOptions = {
+  /**
+   * A fixed budget and window. By default they are read per request from
+   * `LOGIN_FAILURE_BUDGET` and `LOGIN_FAILURE_WINDOW_SECONDS` (wrangler.toml).
+   */
+  policy?: LoginFailurePolicy;
+  /** The header naming the client; Cloudflare sets `CF-Connecting-IP` on every request. */
+  clientHeader?: string;
+};
+
+/** One login attempt under the throttle, as the basic-auth middleware drives it. */
+export type ThrottledLogin = {
+  /** Reads whether the client is over budget; goes into the account lookup's batch. */
+  check: D1PreparedStatement;
+  /** Throws the `429` when the check found the client over budget. */
+  enforce(check: D1Result): void;
+  /** Counts a failed login of this client. */
+  recordFailure(): Promise<void>;
+};
+
+/** Starts a throttled login for a request (see `loginThrottle`). */
+export type LoginThrottle = (c: Context<AppEnv>) => ThrottledLogin;
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+const HEX_GROUP = /^[0-9a-f]{1,4}$/;
+const MAX_KEY_LENGTH = 64;
+
+/** The /64 network of an IPv6 address (`2001:db8:0:1::/64`), or null when it is not one. */
+function ipv6Network(address: string): string | null {
+  const text = address.split("%")[0]!.toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (mapped) return mapped[1]!;
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const zeros = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  if (halves.length === 2 && zeros < 1) return null;
+  const groups = [...head, ...Array<string>(zeros).fill("0"), ...tail];
+  if (groups.length !== 8 || !groups.every((group) => HEX_GROUP.test(group))) return null;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/**
+ * Who is logging in, for counting: the client's IPv4 address, or its IPv6
+ * /64 (one subscriber usually holds a whole /64, so counting single IPv6
+ * addresses would give an attacker 2^64 budgets). A request without the
+ * header (only local tools; Cloudflare always sets it) counts as "unknown".
+ */
+export function clientKey(value: string | undefined): string {
+  const address = value?.trim();
+  if (!address) return "unknown";
+  if (IPV4.test(address)) return address;
+  if (address.includes(":")) return ipv6Network(address) ?? address.slice(0, MAX_KEY_LENGTH);
+  return address.slice(0, MAX_KEY_LENGTH);
+}
+
+function tooManyFailedLogins(retryAfterMs: number): ProblemError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new ProblemError(429, {
+    detail: `Too many failed logins from this client; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+    headers: { "Retry-After": String(seconds) },
+  });
+}
+
+/**
+ * Failed-login throttling for the basic-auth middleware, counted in D1 per
+ * client (see `clientKey`). Once a client has had `budget` failed logins in a
+ * window (which starts at its first failure), every request with credentials
+ * from it is answered `429` with `Retry-After` until the window has passed,
+ * valid credentials included, before any credential is checked. Successful
+ * logins are never counted, and cost only the check, which travels in the
+ * account lookup's batch. Why D1 and not the Rate Limiting binding: see
+ * docs/hardening.md.
+ */
+export const loginThrottle = (options: LoginThrottleOptions = {}): LoginThrottle => {
+  const header = options.clientHeader ?? "CF-Connecting-IP";
+  return (c) => {
+    const policy = options.policy ?? loginFailurePolicy(c.env);
+    const key = clientKey(c.req.header(header));
+    const now = Date.now();
+    const db = c.var.db;
+    return {
+      check: selectLoginBlock(db, key, policy, now),
+      enforce(check) {
+        const row = check.results[0] as { retry_after_ms: number } | undefined;
+        if (row) throw tooManyFailedLogins(row.retry_after_ms);
+      },
+      recordFailure: () => recordLoginFailure(db, key, policy, now),
+    };
+  };
+};
