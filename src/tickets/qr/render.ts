@@ -8,6 +8,7 @@ import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
 import { buildTicketSvg, type TicketImageInput } from "./card";
 import { FONT_FAMILY } from "./font-metrics";
+import { encodeRgbaPng } from "./png";
 
 /**
  * Render counter: renderTicketPng adds one per PNG it produces. Tests read it
@@ -15,7 +16,7 @@ import { FONT_FAMILY } from "./font-metrics";
  */
 export const renderStats = { renders: 0 };
 
-/** PNG bytes over an ordinary ArrayBuffer (resvg copies them out of wasm memory), usable as a Response body. */
+/** PNG bytes over an ordinary ArrayBuffer, usable as a Response body. */
 export type PngBytes = Uint8Array<ArrayBuffer>;
 
 /** The signature of renderTicketPng, for code that takes the renderer as a dependency. */
@@ -47,16 +48,21 @@ export async function svgToPng(svg: string): Promise<PngBytes> {
     background: "#ffffff",
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
   });
+  let pixels: Uint8Array;
+  let width: number;
+  let height: number;
   try {
     const image = resvg.render();
     try {
-      return image.asPng() as PngBytes;
+      // A copy out of wasm memory; encoded below by the runtime's zlib (see png.ts).
+      ({ pixels, width, height } = image);
     } finally {
       image.free();
     }
   } finally {
     resvg.free();
   }
+  return encodeRgbaPng(pixels, width, height);
 }
 
 /** Builds the ticket card for the token and returns it as PNG bytes. */
