@@ -1,0 +1,66 @@
+// One autocannon run, with exact latencies: autocannon's own histogram keeps
+// whole milliseconds, too coarse for routes that answer in a few, so every
+// response time (float ms, from process.hrtime) is also kept here.
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const autocannon = require("autocannon");
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+/**
+ * Runs autocannon against `base` and returns
+ * { requests, seconds, rps, p50, p90, p99, max, mean, statuses, unexpected, errors, timeouts }.
+ * `expect` lists the status codes that count as success; any other status,
+ * socket error or timeout is an error.
+ */
+export async function runLoad({ base, connections, duration, amount, requests, headers, expect, timeout = 30 }) {
+  const url = new URL(base);
+  const latencies = [];
+  const statuses = {};
+  const opts = {
+    url: url.origin,
+    connections,
+    pipelining: 1,
+    timeout,
+    headers,
+    requests,
+    ...(amount ? { amount } : { duration }),
+  };
+  const started = performance.now();
+  const instance = autocannon(opts);
+  const errorMessages = {};
+  instance.on("reqError", (error) => {
+    const key = error?.code ?? error?.message ?? String(error);
+    errorMessages[key] = (errorMessages[key] ?? 0) + 1;
+  });
+  instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+    latencies.push(responseTime);
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  });
+  const result = await instance;
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = Float64Array.from(latencies).sort();
+  const unexpected = Object.entries(statuses)
+    .filter(([code]) => !expect.includes(Number(code)))
+    .reduce((n, [, count]) => n + count, 0);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    mean: latencies.reduce((s, v) => s + v, 0) / (latencies.length || 1),
+    statuses,
+    unexpected,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    errorMessages,
+  };
+}

@@ -1,0 +1,559 @@
+#!/usr/bin/env node
+// `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
+//
+//   npm run bench                  full run (~7 min): writes bench/results/latest.md
+//   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
+//                                  table (kept in $TMPDIR) and exits non-zero on any
+//                                  error or unexpected status, never on timings
+//   npm run bench -- --only static,qr-cached     just these scenarios
+//   options: --duration S  --connections N  --soak S | --no-soak
+//            --direct | --no-direct (the pass without wrangler dev)  --out FILE
+//            --wait-quiet (wait until the 1-minute load average is below 1.5)
+//
+// What it does: builds the Worker as `wrangler deploy` would (size), profiles
+// its startup, seeds two throw-away local D1 databases (100 and 100,000
+// events) in a temporary --persist-to directory, starts `wrangler dev` on the
+// built bundle on a free port, runs each scenario with autocannon for a fixed
+// time at fixed concurrency while reading the CPU time of the workerd
+// processes from /proc, runs the soak, stops the server (the whole process
+// group), repeats the main scenarios on Miniflare directly (no wrangler dev),
+// and writes a Markdown table.
+import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { ROOT, UsageError, log, museumTimeZone, parseArgs, runMain, todayIn } from "../scripts/lib/common.mjs";
+import { buildBundle, startupProfile } from "./build.mjs";
+import { runLoad } from "./load.mjs";
+import { renderMarkdown } from "./report.mjs";
+import { SCENARIOS, soakRequests } from "./scenarios.mjs";
+import { addDays, explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
+import { DirectMiniflare, runControl } from "./direct.mjs";
+import { WranglerDev, machineBusySeconds } from "./server.mjs";
+
+/** The scenarios repeated without wrangler dev (the diagnostic pass). */
+const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "tickets-buy", "qr-cached", "qr-304"];
+
+const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
+                        [--soak S | --no-soak] [--direct | --no-direct] [--out FILE] [--wait-quiet]]
+scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak`;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const require = createRequire(import.meta.url);
+
+function settings(args) {
+  const smoke = args.flags.has("smoke");
+  const num = (name, fallback) => {
+    const value = args.options[name];
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
+    return n;
+  };
+  const only = args.options.only?.split(",").map((s) => s.trim()).filter(Boolean);
+  const known = new Set([...SCENARIOS.map((s) => s.id), "soak"]);
+  for (const id of only ?? []) if (!known.has(id)) throw new UsageError(`unknown scenario ${id}`);
+  return {
+    smoke,
+    only,
+    duration: num("duration", smoke ? 2 : 10),
+    warmup: smoke ? 0.5 : 2,
+    connections: num("connections", 10),
+    soakSeconds: args.flags.has("no-soak") ? 0 : num("soak", smoke ? 5 : 60),
+    qrFirstRequests: smoke ? 10 : 150,
+    smallEvents: 100,
+    largeEvents: smoke ? 2_000 : 100_000,
+    soakTickets: smoke ? 50 : 400,
+    startupRuns: smoke ? 0 : 3,
+    // A smoke run's table is printed and kept out of the working tree.
+    out: args.options.out ?? (smoke ? join(tmpdir(), "museum-bench-smoke.md") : join(ROOT, "bench", "results", "latest.md")),
+    waitQuiet: args.flags.has("wait-quiet"),
+    direct: args.flags.has("direct") || (!smoke && !args.flags.has("no-direct")),
+    directDuration: num("duration", smoke ? 2 : 5),
+    control: !smoke,
+  };
+}
+
+function machine() {
+  const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const os = /^PRETTY_NAME="?([^"\n]+)"?/m.exec(readFileSync("/etc/os-release", "utf8"))?.[1] ?? process.platform;
+  const version = (pkg) => require(`${pkg}/package.json`).version;
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "wrangler.toml", "package.json"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    }).trim();
+    if (dirty) commit += " + uncommitted changes";
+  } catch {
+    // not a git checkout
+  }
+  return {
+    cpus: cpus().length,
+    model,
+    memGiB: totalmem() / 2 ** 30,
+    freeGiB: freemem() / 2 ** 30,
+    os,
+    kernel: readFileSync("/proc/sys/kernel/osrelease", "utf8").trim(),
+    node: process.version,
+    wrangler: version("wrangler"),
+    workerd: version("@cloudflare/workerd-linux-64"),
+    autocannon: version("autocannon"),
+    commit,
+  };
+}
+
+async function waitForQuiet(limit = 1.5, maxWaitS = 600) {
+  const started = Date.now();
+  while (loadavg()[0] > limit && Date.now() - started < maxWaitS * 1000) {
+    log(`load average ${loadavg()[0].toFixed(2)} > ${limit}: waiting for a quiet machine…`);
+    await sleep(15_000);
+  }
+}
+
+/** Fetches once and checks the status: a clear message beats a table of errors. */
+async function probe(base, request, expect) {
+  const res = await fetch(`${base}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  const body = await res.text();
+  if (!expect.includes(res.status)) {
+    throw new Error(`${request.method} ${request.path} answered ${res.status}, expected ${expect.join("/")}: ${body.slice(0, 500)}`);
+  }
+  return res;
+}
+
+/** The first request a scenario's list would send, resolved through setupRequest. */
+function firstRequest(requests) {
+  const r = { headers: {}, ...requests[0] };
+  return r.setupRequest ? r.setupRequest({ ...r }) : r;
+}
+
+async function runScenario(server, scenario, ctx, cfg) {
+  const base = server.base;
+  const connections = scenario.connections ?? cfg.connections;
+  const expect = scenario.expect;
+
+  // Warm-up: the isolate, the JIT, resvg's wasm, the image caches. Not measured.
+  let warmupFailures = 0;
+  if (scenario.id === "qr-first") {
+    for (const id of ctx.tickets.warm) {
+      await probe(base, { method: "GET", path: `/v1.1/tickets/${id}/qr`, headers: { Authorization: ctx.auth } }, [200]);
+    }
+  } else {
+    await probe(base, firstRequest(scenario.requests(ctx)), expect);
+    const warm = await runLoad({ base, connections, duration: cfg.warmup, requests: scenario.requests(ctx), expect });
+    warmupFailures = warm.unexpected + warm.errors;
+  }
+
+  const cpuBefore = server.cpuSeconds();
+  const machineBefore = machineBusySeconds();
+  const selfBefore = process.cpuUsage();
+  const load =
+    scenario.mode === "amount"
+      ? await runLoad({ base, connections, amount: cfg.qrFirstRequests, requests: scenario.requests(ctx), expect })
+      : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect });
+  const cpuAfter = server.cpuSeconds();
+  const self = process.cpuUsage(selfBefore);
+  const ours =
+    cpuAfter.runtime - cpuBefore.runtime + cpuAfter.proxy - cpuBefore.proxy + cpuAfter.wrangler - cpuBefore.wrangler +
+    (self.user + self.system) / 1e6;
+  // Cores kept busy by anything but this benchmark (other programs on the machine).
+  const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - ours) / load.seconds);
+  const perRequest = (key) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / Math.max(1, load.requests);
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    kind: scenario.kind,
+    db: scenario.db,
+    connections,
+    mode: scenario.mode ?? "duration",
+    ...load,
+    warmupFailures,
+    otherCores,
+    loadGeneratorMs: ((self.user + self.system) / 1000) / Math.max(1, load.requests),
+    // A scenario that got no answer at all failed, whatever else it reports.
+    failures: load.unexpected + load.errors + warmupFailures + (load.requests === 0 ? 1 : 0),
+    cpuMs: { runtime: perRequest("runtime"), proxy: perRequest("proxy"), wrangler: perRequest("wrangler") },
+  };
+}
+
+async function runSoak(server, ctx, cfg) {
+  const samples = [];
+  const heap = [];
+  const started = performance.now();
+  // The Worker isolate's own JS heap, through wrangler dev's DevTools port.
+  const inspector = server.inspector;
+  let heapBusy = false;
+  const sampleHeap = async () => {
+    if (!inspector || heapBusy) return;
+    heapBusy = true;
+    try {
+      heap.push({ t: (performance.now() - started) / 1000, ...(await inspector.heapMiB()) });
+    } catch {
+      // a missed sample
+    } finally {
+      heapBusy = false;
+    }
+  };
+  const sample = () => {
+    samples.push({ t: (performance.now() - started) / 1000, ...server.rssMiB() });
+    void sampleHeap();
+  };
+  // The heap kept after a full collection: before the load, halfway, after it.
+  const retained = {};
+  const measureRetained = async (key) => {
+    if (!inspector) return;
+    while (heapBusy) await sleep(20);
+    heapBusy = true;
+    try {
+      retained[key] = await inspector.retainedHeapMiB();
+    } catch (error) {
+      log(`    (no retained-heap reading at ${key}: ${error.message})`);
+    } finally {
+      heapBusy = false;
+    }
+  };
+  await measureRetained("start");
+  sample();
+  const timer = setInterval(sample, 1000);
+  const halfway = setTimeout(() => void measureRetained("middle"), (cfg.soakSeconds * 1000) / 2);
+  const cpuBefore = server.cpuSeconds();
+  const machineBefore = machineBusySeconds();
+  const selfBefore = process.cpuUsage();
+  let load;
+  try {
+    load = await runLoad({
+      base: server.base,
+      connections: cfg.connections,
+      duration: cfg.soakSeconds,
+      requests: soakRequests(ctx),
+      expect: [200, 201],
+    });
+  } finally {
+    clearInterval(timer);
+    clearTimeout(halfway);
+  }
+  sample();
+  while (heapBusy) await sleep(50);
+  await measureRetained("end");
+  const cpuAfter = server.cpuSeconds();
+  const self = process.cpuUsage(selfBefore);
+  const ours =
+    cpuAfter.runtime - cpuBefore.runtime + cpuAfter.proxy - cpuBefore.proxy + cpuAfter.wrangler - cpuBefore.wrangler +
+    (self.user + self.system) / 1e6;
+  const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - ours) / load.seconds);
+  const at = (fraction) => {
+    const t = fraction * cfg.soakSeconds;
+    return samples.reduce((best, s) => (Math.abs(s.t - t) < Math.abs(best.t - t) ? s : best), samples[0]);
+  };
+  return {
+    id: "soak",
+    connections: cfg.connections,
+    ...load,
+    seconds: cfg.soakSeconds,
+    measuredSeconds: load.seconds,
+    failures: load.unexpected + load.errors + (load.requests === 0 ? 1 : 0),
+    otherCores,
+    cpuMs: {
+      runtime: ((cpuAfter.runtime - cpuBefore.runtime) * 1000) / Math.max(1, load.requests),
+      proxy: ((cpuAfter.proxy - cpuBefore.proxy) * 1000) / Math.max(1, load.requests),
+    },
+    heap: heapSummary(heap, cfg.soakSeconds),
+    retainedHeap: retained,
+    rss: {
+      start: at(0),
+      quarter: at(0.25),
+      middle: at(0.5),
+      threeQuarters: at(0.75),
+      end: samples[samples.length - 1],
+      maxRuntime: Math.max(...samples.map((s) => s.runtime)),
+    },
+    samples,
+    heapSamples: heap,
+  };
+}
+
+/**
+ * The Worker's JS heap over the soak, by fifths: the lowest `used` of each
+ * (the floor after garbage collections: what is really kept), and the last
+ * `total` and `backing` sample of each.
+ */
+function heapSummary(heap, seconds) {
+  if (heap.length < 5) return undefined;
+  const part = (from, to) => {
+    const xs = heap.filter((h) => h.t >= from * seconds && h.t <= to * seconds);
+    const last = xs[xs.length - 1] ?? {};
+    return { used: Math.min(...xs.map((h) => h.used)), total: last.total, backing: last.backing, samples: xs.length };
+  };
+  return {
+    first: part(0, 0.2),
+    middle: part(0.4, 0.6),
+    last: part(0.8, 1.01),
+    maxTotal: Math.max(...heap.map((h) => h.total)),
+    maxUsed: Math.max(...heap.map((h) => h.used)),
+    samples: heap.length,
+  };
+}
+
+async function main(argv) {
+  const args = parseArgs(argv, {
+    flags: ["smoke", "no-soak", "wait-quiet", "direct", "no-direct", "help"],
+    options: ["only", "duration", "connections", "soak", "out"],
+  });
+  if (args.flags.has("help")) {
+    log(USAGE);
+    return;
+  }
+  if (args._.length > 0) throw new UsageError(`unexpected argument ${args._[0]}`);
+  const cfg = settings(args);
+  const wanted = (id) => !cfg.only || cfg.only.includes(id);
+  const scenarios = SCENARIOS.filter((s) => wanted(s.id));
+  const runSoakToo = cfg.soakSeconds > 0 && wanted("soak");
+  const needsLarge = scenarios.some((s) => s.db === "large");
+  const needsSmall = scenarios.some((s) => s.db === "small") || runSoakToo;
+
+  if (cfg.waitQuiet) await waitForQuiet();
+  const wallStart = performance.now();
+  const results = {
+    mode: cfg.smoke ? "smoke" : "full",
+    startedAt: new Date().toISOString(),
+    settings: { ...cfg, out: undefined },
+    machine: machine(),
+    loadBefore: loadavg(),
+    scenarios: [],
+  };
+
+  const work = mkdtempSync(join(tmpdir(), "museum-bench-"));
+  const servers = [];
+  let interrupted = false;
+  const onSignal = async (signal) => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`\n${signal}: stopping the bench servers…`);
+    for (const s of servers) await s.stop().catch((e) => log(String(e)));
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  try {
+    // 1. Bundle size and startup. The /docs page's static assets are copied
+    // first, as before every build (npm's predev/pretest/predeploy do the same).
+    const docsAssets = join(ROOT, "scripts", "docs-assets.mjs");
+    if (existsSync(docsAssets)) execFileSync(process.execPath, [docsAssets], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+    log("==> building the Worker (wrangler deploy --dry-run)");
+    const bundle = buildBundle(join(work, "bundle"));
+    results.bundle = bundle;
+    if (!cfg.smoke) {
+      results.bundleMinified = buildBundle(join(work, "bundle-min"), { minify: true });
+    }
+    if (cfg.startupRuns > 0) {
+      log(`==> profiling the Worker's startup (wrangler check startup, ${cfg.startupRuns} runs each)`);
+      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const runs = (minify) =>
+        Array.from({ length: cfg.startupRuns }, (_, i) =>
+          startupProfile(join(work, `startup-${minify ? "min" : "raw"}-${i}.cpuprofile`), { minify }),
+        );
+      const raw = runs(false);
+      const min = runs(true);
+      results.startup = {
+        busyMs: median(raw.map((r) => r.busyMs)),
+        busyMsMinified: median(min.map((r) => r.busyMs)),
+        runs: { raw, min },
+      };
+    }
+
+    // 2. Databases.
+    const timeZone = museumTimeZone();
+    const today = todayIn(timeZone);
+    const envFile = join(work, "bench.env");
+    // The Worker's secrets for this run only; .dev.vars is not read.
+    const signingKey = randomBytes(32).toString("hex");
+    writeFileSync(envFile, `TICKET_SIGNING_KEY=${signingKey}\n`, { mode: 0o600 });
+    const firstCount = cfg.qrFirstRequests + 20;
+    const dbs = {};
+    if (needsSmall) {
+      log(`==> seeding the small database: ${cfg.smallEvents} events`);
+      dbs.small = seedDatabase({
+        persistTo: join(work, "d1-small"),
+        today,
+        events: cfg.smallEvents,
+        tickets: 3 + firstCount + cfg.soakTickets,
+      });
+    }
+    if (needsLarge) {
+      log(`==> seeding the large database: ${cfg.largeEvents.toLocaleString("en")} events`);
+      dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
+      results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
+      log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
+      results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
+    }
+    results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
+
+    // 3. Scenarios, one server per database; then the diagnostic pass
+    // without wrangler dev (same bundle, same small database).
+    const ticketDate = nextOpenDay(addDays(today, 1));
+    const contextFor = (db) => {
+      const ids = db.ticketIds;
+      return {
+        auth: `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`,
+        today,
+        saleDate: ticketDate,
+        eventIds: db.eventIds,
+        runId: randomBytes(4).toString("hex"),
+        tickets: {
+          cached: ids[0],
+          warm: ids.slice(1, 3),
+          first: ids.slice(3, 3 + firstCount),
+          soak: ids.slice(3 + firstCount),
+        },
+      };
+    };
+    const phases = [
+      { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
+      // The soak gets a fresh server with a DevTools client attached from the
+      // start, to read the Worker's heap (bench/inspector.mjs).
+      { dbName: "small", direct: false, list: [], soak: runSoakToo },
+      { dbName: "large", direct: false, list: scenarios.filter((s) => s.db === "large"), soak: false },
+      {
+        dbName: "small",
+        direct: true,
+        list: cfg.direct ? scenarios.filter((s) => DIRECT_SCENARIOS.includes(s.id)) : [],
+        soak: false,
+      },
+      // The soak again without wrangler dev: the Worker's heap without wrangler's DevTools relay.
+      { dbName: "small", direct: true, list: [], soak: runSoakToo && cfg.direct },
+    ];
+    for (const phase of phases) {
+      if (phase.list.length === 0 && !phase.soak) continue;
+      const db = dbs[phase.dbName];
+      const persistTo = join(work, `d1-${phase.dbName}`);
+      const server = phase.direct
+        ? new DirectMiniflare({ script: bundle.script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: phase.soak })
+        : new WranglerDev({
+            script: bundle.script,
+            persistTo,
+            envFile,
+            logPath: join(work, `wrangler-${phase.dbName}.log`),
+            attachInspector: phase.soak,
+          });
+      const label = phase.direct ? "Miniflare directly" : "wrangler dev";
+      servers.push(server);
+      log(`==> starting ${label} (${phase.dbName} database)`);
+      await server.start();
+      if (!phase.direct && !phase.soak) results[`ready_${phase.dbName}`] = server.readyMs;
+      log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
+
+      const ctx = contextFor(db);
+      if (phase.dbName === "small") {
+        const res = await probe(
+          server.base,
+          { method: "GET", path: `/v1.1/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } },
+          [200],
+        );
+        ctx.etag = res.headers.get("etag");
+        if (phase.soak && !phase.direct) results.rssIdleMiB = server.rssMiB();
+      }
+      const soakIdle = phase.soak ? server.rssMiB() : undefined;
+
+      const into = phase.direct ? (results.direct ??= []) : results.scenarios;
+      const scenarioCfg = phase.direct ? { ...cfg, duration: cfg.directDuration } : cfg;
+      for (const scenario of phase.list) {
+        log(`==> ${scenario.id}${phase.direct ? " (Miniflare directly)" : ""}: ${scenario.title}`);
+        const r = await runScenario(server, scenario, ctx, scenarioCfg);
+        into.push(r);
+        log(
+          `    ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
+            `failures ${r.failures}, worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`,
+        );
+      }
+      if (phase.soak) {
+        log(`==> soak${phase.direct ? " (Miniflare directly)" : ""}: ${cfg.soakSeconds} s of mixed reads, purchases and QR fetches`);
+        const soak = await runSoak(server, ctx, cfg);
+        if (phase.direct) {
+          // Socket resets by workerd's own HTTP server (no wrangler proxy in
+          // front) are reported, not counted as the Worker's failures.
+          soak.socketErrors = soak.errors;
+          soak.failures = soak.unexpected + soak.timeouts + (soak.requests === 0 ? 1 : 0);
+          soak.rssIdleMiB = soakIdle;
+          results.directSoak = soak;
+        } else {
+          results.soak = soak;
+        }
+        const s = soak;
+        log(
+          `    ${s.requests} requests, failures ${s.failures}, workerd RSS ${s.rss.start.runtime.toFixed(0)} → ` +
+            `${s.rss.middle.runtime.toFixed(0)} → ${s.rss.end.runtime.toFixed(0)} MiB`,
+        );
+      }
+      if (!phase.direct && phase.list.length > 0) {
+        // wrangler's proxy after the scenarios, with no DevTools client attached (see inspector.mjs).
+        (results.proxyRssAfter ??= {})[phase.dbName] = server.rssMiB().proxy;
+      }
+      await server.stop();
+      servers.splice(servers.indexOf(server), 1);
+      log(`    ${label} stopped (no process of it left)`);
+    }
+    // 4. The soak's control: workerd's own memory growth under load.
+    if (results.soak && cfg.control) {
+      const seconds = Math.max(5, Math.round(cfg.soakSeconds / 3));
+      log(`==> control: ${seconds} s against a Worker that only answers "ok" (workerd's own memory growth)`);
+      results.control = await runControl({ seconds, connections: cfg.connections, runLoad });
+      log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
+    }
+  } finally {
+    for (const s of servers) await s.stop().catch((e) => log(`could not stop wrangler dev: ${e.message}`));
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  results.loadAfter = loadavg();
+  results.wallSeconds = (performance.now() - wallStart) / 1000;
+  const markdown = renderMarkdown(results);
+  mkdirSync(dirname(cfg.out), { recursive: true });
+  writeFileSync(cfg.out, markdown);
+  writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${markdown}\n`);
+  log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
+
+  const failures = [
+    ...results.scenarios,
+    ...(results.direct ?? []),
+    ...(results.soak ? [results.soak] : []),
+    ...(results.directSoak ? [results.directSoak] : []),
+    ...(results.control ? [results.control] : []),
+  ].reduce(
+    (n, r) => n + r.failures,
+    0,
+  );
+  if (failures > 0) {
+    log(`error: ${failures} failed requests (errors, timeouts or unexpected statuses)`);
+    process.exit(1);
+  }
+}
+
+/**
+ * EXPLAIN QUERY PLAN of the list query exactly as the Worker sends it
+ * (LIST_IN_WINDOW_SQL, compiled from src/events/queries.ts with esbuild), with
+ * a year's window bound in place of the parameters.
+ */
+async function listQueryPlan(persistTo, today) {
+  const esbuild = require("esbuild");
+  const source = readFileSync(join(ROOT, "src", "events", "queries.ts"), "utf8");
+  const { code } = await esbuild.transform(source, { loader: "ts", format: "esm" });
+  const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+  const sql = mod.LIST_IN_WINDOW_SQL;
+  if (typeof sql !== "string") return { error: "LIST_IN_WINDOW_SQL is not exported by src/events/queries.ts" };
+  const values = { 1: `'${today}'`, 2: `'${addDays(today, 365)}'`, 3: "11", 4: "0" };
+  const bound = sql.replace(/\?(\d+)/g, (_, n) => values[n] ?? "NULL");
+  return { sql: bound, plan: explainQueryPlan(persistTo, bound) };
+}
+
+await runMain(main, USAGE);

@@ -1,0 +1,222 @@
+// The benchmark scenarios. Each returns the autocannon request list for a
+// context `ctx`:
+//   ctx.auth        the Authorization header of the bench admin account
+//   ctx.today       today in the museum's time zone (the seed's day 0)
+//   ctx.saleDate    an open day in the coming week (general tickets)
+//   ctx.eventIds    ids of the seeded events
+//   ctx.tickets     { first: [...ids], cached: id, soak: [...ids] }
+//   ctx.etag        the ETag of ctx.tickets.cached's image
+//   ctx.runId       unique per run (e-mail addresses, Idempotency-Key)
+import { addDays } from "./seed.mjs";
+
+const API = "/v1.1";
+
+const json = (ctx) => ({ Authorization: ctx.auth, Accept: "application/json" });
+
+/** A request whose path (and maybe body) changes per request, from a shared counter. */
+function rotating(build) {
+  let n = 0;
+  return {
+    setupRequest(req) {
+      const extra = build(n);
+      n += 1;
+      return { ...req, ...extra, headers: { ...req.headers, ...extra.headers } };
+    },
+  };
+}
+
+function purchaseBody(ctx, n) {
+  return JSON.stringify({
+    ticketType: "general",
+    ticketDate: ctx.saleDate,
+    email: `bench-${ctx.runId}-${n}@example.com`,
+  });
+}
+
+export const yearQuery = (ctx) => `startDate=${ctx.today}&endDate=${addDays(ctx.today, 365)}`;
+
+/**
+ * `db`: which seeded database the scenario runs against ("small": 100 events,
+ * "large": 100,000). `mode`: "duration" (fixed time, fixed connections) or
+ * "amount" (a fixed number of requests). `kind`: "static", "json" (a JSON
+ * endpoint, under the throughput budget), "qr".
+ */
+export const SCENARIOS = [
+  {
+    id: "static",
+    title: "`GET /` (static; the baseline)",
+    db: "small",
+    kind: "static",
+    expect: [200],
+    requests: () => [{ method: "GET", path: "/" }],
+  },
+  {
+    id: "event-get",
+    title: "`GET /special-events/{id}`",
+    db: "small",
+    kind: "json",
+    expect: [200],
+    requests: (ctx) => [
+      { method: "GET", headers: json(ctx), ...rotating((n) => ({ path: `${API}/special-events/${ctx.eventIds[n % ctx.eventIds.length]}` })) },
+    ],
+  },
+  {
+    id: "events-list",
+    title: "`GET /special-events` (default window)",
+    db: "small",
+    kind: "json",
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/special-events`, headers: json(ctx) }],
+  },
+  {
+    id: "events-year-100",
+    title: "`GET /special-events`, a year, 100 events stored",
+    db: "small",
+    kind: "json",
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/special-events?${yearQuery(ctx)}`, headers: json(ctx) }],
+  },
+  {
+    id: "hours",
+    title: "`GET /museum-hours`",
+    db: "small",
+    kind: "json",
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/museum-hours`, headers: json(ctx) }],
+  },
+  {
+    id: "tickets-buy",
+    title: "`POST /tickets` (unique bodies)",
+    db: "small",
+    kind: "json",
+    expect: [201],
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: `${API}/tickets`,
+        headers: { ...json(ctx), "Content-Type": "application/json" },
+        ...rotating((n) => ({ body: purchaseBody(ctx, n) })),
+      },
+    ],
+  },
+  {
+    id: "tickets-replay",
+    title: "`POST /tickets` replayed (one Idempotency-Key)",
+    db: "small",
+    kind: "json",
+    expect: [201],
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: `${API}/tickets`,
+        headers: {
+          ...json(ctx),
+          "Content-Type": "application/json",
+          "Idempotency-Key": `bench-replay-${ctx.runId}`,
+        },
+        body: purchaseBody(ctx, "replay"),
+      },
+    ],
+  },
+  {
+    id: "qr-first",
+    title: "`GET /tickets/{id}/qr` first render (a new ticket each request)",
+    db: "small",
+    kind: "qr-first",
+    mode: "amount",
+    connections: 1,
+    expect: [200],
+    requests: (ctx) => [
+      {
+        method: "GET",
+        headers: { Authorization: ctx.auth },
+        ...rotating((n) => ({ path: `${API}/tickets/${ctx.tickets.first[n % ctx.tickets.first.length]}/qr` })),
+      },
+    ],
+  },
+  {
+    id: "qr-cached",
+    title: "`GET /tickets/{id}/qr` cached (same ticket, 200 with the PNG)",
+    db: "small",
+    kind: "qr",
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } }],
+  },
+  {
+    id: "qr-304",
+    title: "`GET /tickets/{id}/qr` with `If-None-Match` (304)",
+    db: "small",
+    kind: "qr",
+    expect: [304],
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `${API}/tickets/${ctx.tickets.cached}/qr`,
+        headers: { Authorization: ctx.auth, "If-None-Match": ctx.etag },
+      },
+    ],
+  },
+  {
+    id: "static-100k",
+    title: "`GET /` (static), server with 100,000 events",
+    db: "large",
+    kind: "static",
+    expect: [200],
+    requests: () => [{ method: "GET", path: "/" }],
+  },
+  {
+    id: "events-year-100k",
+    title: "`GET /special-events`, a year, 100,000 events stored",
+    db: "large",
+    kind: "json",
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/special-events?${yearQuery(ctx)}`, headers: json(ctx) }],
+  },
+];
+
+/**
+ * The soak mix (issue 7): reads, purchases and QR fetches, weighted, for a
+ * fixed time. QR fetches pick from a pool larger than the image memory cache
+ * (256), so renders, edge-cache hits and memory hits all occur.
+ */
+export function soakRequests(ctx) {
+  const mix = [
+    [25, (n) => ({ method: "GET", path: `${API}/special-events` })],
+    [10, (n) => ({ method: "GET", path: `${API}/special-events?${yearQuery(ctx)}` })],
+    [15, (n) => ({ method: "GET", path: `${API}/special-events/${ctx.eventIds[n % ctx.eventIds.length]}` })],
+    [15, () => ({ method: "GET", path: `${API}/museum-hours` })],
+    [
+      15,
+      (n) => ({
+        method: "POST",
+        path: `${API}/tickets`,
+        headers: { "Content-Type": "application/json" },
+        body: purchaseBody(ctx, `soak-${n}`),
+      }),
+    ],
+    [20, (n) => ({ method: "GET", path: `${API}/tickets/${ctx.tickets.soak[(n * 7919) % ctx.tickets.soak.length]}/qr` })],
+  ];
+  const total = mix.reduce((s, [w]) => s + w, 0);
+  // A fixed pseudo-random sequence (LCG), so every run sends the same mix.
+  let seed = 42;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  let n = 0;
+  return [
+    {
+      method: "GET",
+      path: "/",
+      setupRequest(req) {
+        let pick = next() * total;
+        const [, build] = mix.find(([w]) => (pick -= w) < 0) ?? mix[0];
+        const extra = build(n);
+        n += 1;
+        const out = { ...req, body: undefined, ...extra, headers: { ...req.headers, Authorization: ctx.auth, ...extra.headers } };
+        if (out.method === "GET") delete out.headers["Content-Type"];
+        return out;
+      },
+    },
+  ];
+}

@@ -1,0 +1,194 @@
+// Seeds a throw-away local D1 for the benchmark (never the developer's
+// .wrangler/state): migrations, one bench account, N special events with dates
+// spread over the coming year, and M pre-bought tickets for the QR scenarios.
+//
+// Bulk data goes through ONE SQL file of multi-row INSERTs (BATCH_ROWS rows
+// per statement) run by `wrangler d1 execute DB --local --persist-to <dir>
+// --file`: 100,000 events and their 200,000 dates load in well under a
+// minute, so there is no need to write into miniflare's SQLite file behind
+// wrangler's back.
+//
+//   node bench/seed.mjs --persist-to /tmp/x --events 100000 --tickets 0
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  log,
+  museumTimeZone,
+  parseArgs,
+  runMain,
+  runWrangler,
+  sha256Hex,
+  sqlInteger,
+  sqlString,
+  todayIn,
+} from "../scripts/lib/common.mjs";
+
+/** Rows per INSERT statement: keeps each statement around 20–40 KB. */
+export const BATCH_ROWS = 250;
+
+const DAY_MS = 86_400_000;
+export const addDays = (date, days) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export const weekday = (date) => new Date(Date.parse(`${date}T00:00:00Z`)).getUTCDay();
+
+/** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
+export const OPEN_WEEKDAYS = new Set([1, 2, 3, 4, 5]);
+
+/** The first day on or after `from` the museum is open (weekly schedule, no exceptions seeded). */
+export function nextOpenDay(from) {
+  let date = from;
+  while (!OPEN_WEEKDAYS.has(weekday(date))) date = addDays(date, 1);
+  return date;
+}
+
+/** A deterministic, well-formed version-4 UUID for the n-th bench row of a kind. */
+export function benchUuid(kind, n) {
+  const tail = n.toString(16).padStart(12, "0");
+  return `b0000000-0000-4000-8${kind.toString(16).padStart(3, "0")}-${tail}`;
+}
+
+/** ticket-{type}-{6}-{5}: unique per n (base 36), as the app's format. */
+function confirmationCode(type, n) {
+  const s = n.toString(36).padStart(11, "0");
+  return `ticket-${type}-${s.slice(0, 6)}-${s.slice(6)}`;
+}
+
+function* chunks(rows, size) {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+/**
+ * The dates of the n-th of `count` events: its first date walks evenly over
+ * the 365 days from `today`; every other event repeats a week later (when that
+ * is still inside the year), so the table holds ~1.5 dates per event.
+ */
+export function eventDates(n, count, today) {
+  const first = Math.floor((n * 365) / count);
+  const dates = [addDays(today, first)];
+  if (n % 2 === 1 && first + 7 < 365) dates.push(addDays(today, first + 7));
+  return dates;
+}
+
+/**
+ * Builds the seed SQL. Returns { sql, account, eventIds, ticketIds, ticketDate }.
+ */
+export function buildSeedSql({ today, events, tickets, accountName = "bench-admin", secret }) {
+  const statements = [];
+  statements.push(
+    `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(accountName)}, 'admin', ${sqlString(sha256Hex(secret))});`,
+  );
+
+  const eventRows = [];
+  const dateRows = [];
+  const eventIds = [];
+  for (let n = 0; n < events; n += 1) {
+    const id = benchUuid(1, n);
+    const name = `Bench event ${String(n).padStart(6, "0")}`;
+    eventIds.push(id);
+    eventRows.push(
+      `(${sqlString(id)}, ${sqlString(name)}, 'Hall ${n % 12}', 'A benchmark event, number ${n}.', ${sqlInteger(500 + (n % 50) * 100)})`,
+    );
+    for (const date of eventDates(n, events, today)) {
+      dateRows.push(`(${sqlString(id)}, ${sqlString(date)}, ${sqlString(name)})`);
+    }
+  }
+  for (const rows of chunks(eventRows, BATCH_ROWS)) {
+    statements.push(
+      `INSERT INTO special_events (event_id, name, location, description, price_cents) VALUES\n${rows.join(",\n")};`,
+    );
+  }
+  for (const rows of chunks(dateRows, BATCH_ROWS)) {
+    statements.push(`INSERT INTO special_event_dates (event_id, event_date, event_name) VALUES\n${rows.join(",\n")};`);
+  }
+
+  // Pre-bought general-entry tickets on the next open day, as POST /tickets
+  // writes them: the QR scenarios fetch each one's image.
+  const ticketDate = nextOpenDay(today);
+  const ticketIds = [];
+  const ticketRows = [];
+  for (let n = 0; n < tickets; n += 1) {
+    const id = benchUuid(2, n);
+    ticketIds.push(id);
+    ticketRows.push(
+      `(${sqlString(id)}, 'general', ${sqlString(ticketDate)}, NULL, ${sqlString(confirmationCode("general", n))}, 'bench@example.com', NULL, 2500, ${sqlString(accountName)})`,
+    );
+  }
+  for (const rows of chunks(ticketRows, BATCH_ROWS)) {
+    statements.push(
+      `INSERT INTO tickets (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by) VALUES\n${rows.join(",\n")};`,
+    );
+  }
+  // Fresh statistics so the planner sees the real table sizes (as a long-lived
+  // production database would have them).
+  statements.push("ANALYZE;");
+  return { sql: `${statements.join("\n")}\n`, eventIds, ticketIds, ticketDate };
+}
+
+/**
+ * Applies the migrations to a fresh `persistTo` directory and loads the seed.
+ * Returns what the scenarios need plus the seed timings.
+ */
+export function seedDatabase({ persistTo, today, events, tickets, accountName = "bench-admin" }) {
+  const secret = randomBytes(16).toString("hex");
+  const t0 = performance.now();
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { capture: true });
+  const t1 = performance.now();
+  const seed = buildSeedSql({ today, events, tickets, accountName, secret });
+  const dir = mkdtempSync(join(tmpdir(), "museum-bench-sql-"));
+  try {
+    const file = join(dir, "seed.sql");
+    writeFileSync(file, seed.sql);
+    runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--yes", "--file", file], {
+      capture: true,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const t2 = performance.now();
+  return {
+    account: { name: accountName, secret },
+    eventIds: seed.eventIds,
+    ticketIds: seed.ticketIds,
+    ticketDate: seed.ticketDate,
+    timings: { migrateMs: t1 - t0, seedMs: t2 - t1 },
+  };
+}
+
+/** EXPLAIN QUERY PLAN of an SQL text, through wrangler against `persistTo`. */
+export function explainQueryPlan(persistTo, sql) {
+  const out = runWrangler(
+    ["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--json", "--command", `EXPLAIN QUERY PLAN ${sql}`],
+    { capture: true },
+  );
+  const rows = JSON.parse(out)?.[0]?.results ?? [];
+  // Indent each step under its parent, as the sqlite3 shell prints it.
+  const depth = new Map([[0, -1]]);
+  return rows.map((row) => {
+    const d = (depth.get(row.parent) ?? -1) + 1;
+    depth.set(row.id, d);
+    return `${"  ".repeat(d)}${row.detail}`;
+  });
+}
+
+async function main(argv) {
+  const args = parseArgs(argv, { flags: [], options: ["persist-to", "events", "tickets", "today"] });
+  const persistTo = args.options["persist-to"] ?? mkdtempSync(join(tmpdir(), "museum-bench-d1-"));
+  const today = args.options.today ?? todayIn(museumTimeZone());
+  const result = seedDatabase({
+    persistTo,
+    today,
+    events: Number(args.options.events ?? 100),
+    tickets: Number(args.options.tickets ?? 0),
+  });
+  log(
+    `seeded ${persistTo}: ${result.eventIds.length} events, ${result.ticketIds.length} tickets ` +
+      `(migrations ${(result.timings.migrateMs / 1000).toFixed(1)} s, seed ${(result.timings.seedMs / 1000).toFixed(1)} s)`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await runMain(main, "usage: node bench/seed.mjs [--persist-to DIR] [--events N] [--tickets N] [--today YYYY-MM-DD]");
+}
