@@ -10,7 +10,7 @@ import { newConfirmationCode } from "./confirmation-code";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./image";
 import { recallTicket, rememberTicket } from "./lookup-cache";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
-import { checkTicketSale } from "./purchase";
+import { checkTicketSale, museumClosed } from "./purchase";
 import { signingKeysFromEnv } from "./qr";
 import * as queries from "./queries";
 import type * as routes from "./routes";
@@ -100,8 +100,11 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
           },
           scope && { scope, responseBody },
         );
-        // Only an event cancelled (or moved) since the check stops the write.
-        if (!written) throw eventNotFound(request.eventId!);
+        if (!written) {
+          // The insert checks the open day itself; an event ticket only fails
+          // here when its event was cancelled (or lost the date) since the check.
+          throw request.ticketType === "general" ? museumClosed(request.ticketDate) : eventNotFound(request.eventId!);
+        }
       } catch (error) {
         if (attempt < CODE_ATTEMPTS && isConfirmationCodeClash(error)) continue;
         throw error;

@@ -1,5 +1,6 @@
 import type { Db } from "../env";
 import type { IsoDate } from "../lib/dates";
+import { museumOpenOnSql } from "../hours/queries";
 import { completeIdempotencyKey, type IdempotencyScope } from "../idempotency/queries";
 import type { TicketType } from "./schemas";
 
@@ -17,9 +18,13 @@ export type NewTicket = {
   soldBy: string;
 };
 
+// Written only when the museum is open that day, checked in the same
+// statement: one D1 round trip for the sale, and a holiday recorded meanwhile
+// cannot slip between a check and the write.
 const INSERT_GENERAL = `INSERT INTO tickets
   (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by)
-  VALUES (?1, 'general', ?2, NULL, ?3, ?4, ?5, ?6, ?7)`;
+  SELECT ?1, 'general', ?2, NULL, ?3, ?4, ?5, ?6, ?7
+   WHERE ${museumOpenOnSql("?2")}`;
 
 // Written only while the event is active and has that date, with the event's
 // price read in the same statement: a concurrent cancel or price change can
@@ -33,9 +38,10 @@ const INSERT_EVENT = `INSERT INTO tickets
 
 /**
  * Writes a ticket and, when the purchase carries an Idempotency-Key, the
- * key's stored response, in one atomic batch. Returns false when an event
- * ticket could not be written because its event was cancelled or lost that
- * date in the meantime (then nothing was written).
+ * key's stored response, in one atomic batch. Returns false, having written
+ * nothing, when the sale's condition does not hold at the moment of writing:
+ * for a general ticket the museum is closed that day; for an event ticket the
+ * event was cancelled or lost that date since it was read.
  */
 export async function insertTicket(
   db: Db,
