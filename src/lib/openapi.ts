@@ -47,18 +47,26 @@ const PROBLEM_DESCRIPTIONS = {
   413: "Body over 16 KiB.",
   415: "The body is not application/json.",
   422: "The Idempotency-Key was used before with a different body.",
-  429: "Too many failed logins; retry after `Retry-After` seconds.",
+  429: "Too many failed logins from this client; retry after `Retry-After` seconds.",
+  500: "Unexpected failure; `detail` quotes the request id, nothing internal.",
+  503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds.",
 } as const;
+
+/** What every authenticated /v1.1 operation may answer, whatever it does. */
+const EVERY_OPERATION = [429, 500, 503] as const;
 
 type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
-/** OpenAPI `responses` entries for the problem statuses a route can answer. */
+/**
+ * OpenAPI `responses` entries for the problem statuses a route can answer:
+ * those given, and those of `EVERY_OPERATION`.
+ */
 export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
   const responses = {} as Record<
-    S,
+    S | (typeof EVERY_OPERATION)[number],
     { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
   >;
-  for (const status of statuses) {
+  for (const status of [...statuses, ...EVERY_OPERATION]) {
     responses[status] = {
       description: PROBLEM_DESCRIPTIONS[status],
       content: { "application/problem+json": { schema: ProblemSchema } },
