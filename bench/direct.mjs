@@ -7,9 +7,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ROOT } from "../scripts/lib/common.mjs";
+import { freePort, ROOT } from "../scripts/lib/common.mjs";
 import { Inspector } from "./inspector.mjs";
-import { freePort } from "./server.mjs";
 
 const require = createRequire(join(ROOT, "package.json"));
 const CLK_TCK = 100;

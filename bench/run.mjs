@@ -152,21 +152,12 @@ async function runScenario(server, scenario, ctx, cfg) {
     warmupFailures = warm.unexpected + warm.errors;
   }
 
-  const cpuBefore = server.cpuSeconds();
-  const machineBefore = machineBusySeconds();
-  const selfBefore = process.cpuUsage();
+  const meter = startCpuMeter(server);
   const load =
     scenario.mode === "amount"
       ? await runLoad({ base, connections, amount: cfg.qrFirstRequests, requests: scenario.requests(ctx), expect })
       : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect });
-  const cpuAfter = server.cpuSeconds();
-  const self = process.cpuUsage(selfBefore);
-  const ours =
-    cpuAfter.runtime - cpuBefore.runtime + cpuAfter.proxy - cpuBefore.proxy + cpuAfter.wrangler - cpuBefore.wrangler +
-    (self.user + self.system) / 1e6;
-  // Cores kept busy by anything but this benchmark (other programs on the machine).
-  const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - ours) / load.seconds);
-  const perRequest = (key) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / Math.max(1, load.requests);
+  const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
   return {
     id: scenario.id,
     title: scenario.title,
@@ -177,10 +168,38 @@ async function runScenario(server, scenario, ctx, cfg) {
     ...load,
     warmupFailures,
     otherCores,
-    loadGeneratorMs: ((self.user + self.system) / 1000) / Math.max(1, load.requests),
+    loadGeneratorMs,
     // A scenario that got no answer at all failed, whatever else it reports.
     failures: load.unexpected + load.errors + warmupFailures + (load.requests === 0 ? 1 : 0),
-    cpuMs: { runtime: perRequest("runtime"), proxy: perRequest("proxy"), wrangler: perRequest("wrangler") },
+    cpuMs,
+  };
+}
+
+/**
+ * Starts counting CPU: the server's processes by role, this process (the load
+ * generator), and the whole machine. `stop(load)` returns the server's CPU per
+ * request in ms by role, the load generator's ms per request, and the cores
+ * other programs kept busy meanwhile (a run on a busy machine says so).
+ */
+function startCpuMeter(server) {
+  const before = server.cpuSeconds();
+  const machineBefore = machineBusySeconds();
+  const selfBefore = process.cpuUsage();
+  return {
+    stop(load) {
+      const after = server.cpuSeconds();
+      const self = process.cpuUsage(selfBefore);
+      const selfSeconds = (self.user + self.system) / 1e6;
+      const roles = ["runtime", "proxy", "wrangler"];
+      const spent = Object.fromEntries(roles.map((role) => [role, after[role] - before[role]]));
+      const ours = roles.reduce((sum, role) => sum + spent[role], selfSeconds);
+      const perRequest = (seconds) => (seconds * 1000) / Math.max(1, load.requests);
+      return {
+        cpuMs: Object.fromEntries(roles.map((role) => [role, perRequest(spent[role])])),
+        loadGeneratorMs: perRequest(selfSeconds),
+        otherCores: Math.max(0, (machineBusySeconds() - machineBefore - ours) / load.seconds),
+      };
+    },
   };
 }
 
@@ -224,9 +243,7 @@ async function runSoak(server, ctx, cfg) {
   sample();
   const timer = setInterval(sample, 1000);
   const halfway = setTimeout(() => void measureRetained("middle"), (cfg.soakSeconds * 1000) / 2);
-  const cpuBefore = server.cpuSeconds();
-  const machineBefore = machineBusySeconds();
-  const selfBefore = process.cpuUsage();
+  const meter = startCpuMeter(server);
   let load;
   try {
     load = await runLoad({
@@ -243,12 +260,7 @@ async function runSoak(server, ctx, cfg) {
   sample();
   while (heapBusy) await sleep(50);
   await measureRetained("end");
-  const cpuAfter = server.cpuSeconds();
-  const self = process.cpuUsage(selfBefore);
-  const ours =
-    cpuAfter.runtime - cpuBefore.runtime + cpuAfter.proxy - cpuBefore.proxy + cpuAfter.wrangler - cpuBefore.wrangler +
-    (self.user + self.system) / 1e6;
-  const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - ours) / load.seconds);
+  const { cpuMs, otherCores } = meter.stop(load);
   const at = (fraction) => {
     const t = fraction * cfg.soakSeconds;
     return samples.reduce((best, s) => (Math.abs(s.t - t) < Math.abs(best.t - t) ? s : best), samples[0]);
@@ -261,10 +273,7 @@ async function runSoak(server, ctx, cfg) {
     measuredSeconds: load.seconds,
     failures: load.unexpected + load.errors + (load.requests === 0 ? 1 : 0),
     otherCores,
-    cpuMs: {
-      runtime: ((cpuAfter.runtime - cpuBefore.runtime) * 1000) / Math.max(1, load.requests),
-      proxy: ((cpuAfter.proxy - cpuBefore.proxy) * 1000) / Math.max(1, load.requests),
-    },
+    cpuMs: { runtime: cpuMs.runtime, proxy: cpuMs.proxy },
     heap: heapSummary(heap, cfg.soakSeconds),
     retainedHeap: retained,
     rss: {

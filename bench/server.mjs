@@ -6,25 +6,11 @@
 // outlive wrangler). `stop()` verifies that nothing of the group survives.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { ROOT, wranglerCommand, wranglerEnv } from "../scripts/lib/common.mjs";
+import { freePort, ROOT, wranglerCommand, wranglerEnv } from "../scripts/lib/common.mjs";
 import { Inspector } from "./inspector.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A TCP port that is free right now on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ): 100 on Linux. */
 const CLK_TCK = 100;

@@ -2,18 +2,16 @@
 // scripts/lint-openapi.mjs): a throw-away local database, a local admin
 // account, and `wrangler dev` on a free port in its own process group, which
 // is always stopped as a whole (wrangler's workerd child can outlive it).
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { freePort, ROOT, runWrangler, wranglerCommand } from "./lib/common.mjs";
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export { ROOT };
 /** ../shared/reference, or wherever MUSEUM_REFERENCE_DIR points. */
 export const REFERENCE_DIR = process.env.MUSEUM_REFERENCE_DIR ?? join(ROOT, "..", "shared", "reference");
-const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /** `process.env.CI` as CI systems set it. */
 export const IN_CI = ["true", "1"].includes(String(process.env.CI ?? "").toLowerCase());
@@ -67,33 +65,6 @@ export function tempDir(prefix) {
   };
 }
 
-/** A TCP port nobody listens on right now (127.0.0.1). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function runWrangler(args, { input } = {}) {
-  const result = spawnSync(process.execPath, [WRANGLER, ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    input,
-    // CI=true: `d1 migrations apply --local` does not prompt.
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-  });
-  if (result.status !== 0) {
-    throw new Error(`wrangler ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
-  }
-  return result.stdout;
-}
-
 /**
  * A fresh local D1 state in a temporary directory: every migration applied
  * and one admin account with a random secret (only its SHA-256 is stored).
@@ -101,7 +72,7 @@ function runWrangler(args, { input } = {}) {
 export function prepareLocalState({ accountName = "e2e-admin" } = {}) {
   const dir = tempDir("museum-e2e-state-");
   const persistTo = dir.path;
-  runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo]);
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { capture: true });
   const secret = randomBytes(24).toString("base64url");
   const hash = createHash("sha256").update(secret, "utf8").digest("hex");
   runWrangler([
@@ -113,7 +84,7 @@ export function prepareLocalState({ accountName = "e2e-admin" } = {}) {
     persistTo,
     "--command",
     `INSERT INTO accounts (name, role, secret_sha256) VALUES ('${accountName}', 'admin', '${hash}')`,
-  ]);
+  ], { capture: true });
   return {
     persistTo,
     admin: { name: accountName, secret },
@@ -161,8 +132,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function startWranglerDev({ persistTo, port, timeoutMs = 90_000 } = {}) {
   port ??= await freePort();
-  const args = [
-    WRANGLER,
+  const [command, args] = wranglerCommand([
     "dev",
     "--port",
     String(port),
@@ -174,9 +144,9 @@ export async function startWranglerDev({ persistTo, port, timeoutMs = 90_000 } =
     // A throw-away signing key for ticket QR payloads (the real one is a secret).
     "--var",
     `TICKET_SIGNING_KEY:${randomBytes(32).toString("hex")}`,
-  ];
-  if (persistTo) args.push("--persist-to", persistTo);
-  const child = spawn(process.execPath, args, {
+    ...(persistTo ? ["--persist-to", persistTo] : []),
+  ]);
+  const child = spawn(command, args, {
     cwd: ROOT,
     detached: true, // its own process group, so the group can be ended as a whole
     stdio: ["ignore", "pipe", "pipe"],

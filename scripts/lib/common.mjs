@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:net";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEV_VARS = join(ROOT, ".dev.vars");
@@ -189,4 +190,17 @@ export async function runMain(main, usage) {
     log(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+}
+
+/** A TCP port that nobody listens on right now (127.0.0.1). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
