@@ -16,6 +16,8 @@ const referenceOpenApi = existsSync(referencePath) ? JSON.stringify(parseYaml(re
 export default defineConfig({
   plugins: [
     cloudflareTest({
+      // The production Worker wrapped with test seams (D1 faults); see test/worker.ts.
+      main: "./test/worker.ts",
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
@@ -26,8 +28,6 @@ export default defineConfig({
           REFERENCE_OPENAPI_PATH: referencePath,
           // Under CI the contract test fails instead of skipping without the reference.
           TEST_CI: process.env.CI ?? "",
-          // Test-only D1 fault seam (src/lib/d1-faults.ts); never set in wrangler.toml.
-          FAULT_INJECTION: "on",
           // test/hardening fuzzing: FUZZ_SEED=… FUZZ_RUNS=… npx vitest run test/hardening
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",

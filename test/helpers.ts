@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { sha256Hex } from "../src/lib/crypto";
+import { sha256Hex } from "../src/platform/crypto";
 
 /** Test-only accounts; their secrets exist nowhere but in this file. */
 export const ACCOUNTS = {

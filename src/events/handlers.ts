@@ -1,7 +1,7 @@
-import type { AppRouteHandler } from "../lib/types";
-import { addDays, todayIn } from "../lib/dates";
-import { validationProblem } from "../lib/errors";
-import { pageOffset, paginationLink } from "../lib/pagination";
+import type { AppRouteHandler } from "../http/types";
+import { addDays, todayIn } from "../platform/dates";
+import { validationProblem } from "../http/errors";
+import { pageOffset, paginationLink } from "../http/pagination";
 import { eventNotFound } from "./problems";
 import { forgetTicketLookups } from "../tickets/lookup-cache";
 import * as queries from "./queries";

@@ -1,5 +1,5 @@
 import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
+import type { IsoDate } from "../platform/dates";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 type EventRow = {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createRouter, jsonContent } from "../lib/openapi";
-import { ProblemError } from "../lib/problem";
+import { createRouter, jsonContent } from "../http/openapi";
+import { ProblemError } from "../http/problem";
 import { pingDatabase } from "./queries";
 
 const HealthSchema = z.object({ status: z.literal("ok"), database: z.literal("ok") });

@@ -1,8 +1,8 @@
-import type { AppRouteHandler } from "../lib/types";
-import { addDays, todayIn } from "../lib/dates";
-import { validationProblem } from "../lib/errors";
-import { pageOffset, paginationLink } from "../lib/pagination";
-import { ProblemError } from "../lib/problem";
+import type { AppRouteHandler } from "../http/types";
+import { addDays, todayIn } from "../platform/dates";
+import { validationProblem } from "../http/errors";
+import { pageOffset, paginationLink } from "../http/pagination";
+import { ProblemError } from "../http/problem";
 import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
 import * as queries from "./queries";
 import type * as routes from "./routes";

@@ -1,5 +1,5 @@
 import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
+import type { IsoDate } from "../platform/dates";
 import type { Calendar, HoursException, OpeningHours, WeeklySchedule } from "./calendar";
 
 type WeeklyRow = { day_of_week: number; time_open: string; time_close: string };

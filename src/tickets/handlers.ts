@@ -1,9 +1,9 @@
 import type { Context, TypedResponse } from "hono";
 import type { AppEnv } from "../env";
-import type { AppRouteHandler } from "../lib/types";
-import { sha256Hex } from "../lib/crypto";
-import { todayIn } from "../lib/dates";
-import { ProblemError } from "../lib/problem";
+import type { AppRouteHandler } from "../http/types";
+import { sha256Hex } from "../platform/crypto";
+import { todayIn } from "../platform/dates";
+import { ProblemError } from "../http/problem";
 import { eventNotFound } from "../events/problems";
 import * as idempotency from "../idempotency/queries";
 import { newConfirmationCode } from "./confirmation-code";

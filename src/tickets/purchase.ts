@@ -1,8 +1,8 @@
 import type { Db } from "../env";
 import { findSpecialEvent } from "../events/queries";
 import { PUBLISHED_DAYS_AHEAD } from "../hours/calendar";
-import { addDays, type IsoDate } from "../lib/dates";
-import { validationProblem } from "../lib/errors";
+import { addDays, type IsoDate } from "../platform/dates";
+import { validationProblem } from "../http/errors";
 import { eventNotFound } from "../events/problems";
 import type { BuyMuseumTicketsRequest } from "./schemas";
 

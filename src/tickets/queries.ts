@@ -1,5 +1,5 @@
 import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
+import type { IsoDate } from "../platform/dates";
 import { museumOpenOnSql } from "../hours/queries";
 import { completeIdempotencyKey, type IdempotencyScope } from "../idempotency/queries";
 import type { TicketType } from "./schemas";

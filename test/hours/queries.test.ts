@@ -12,7 +12,7 @@ import {
   replaceWeeklySchedule,
   upsertHoursException,
 } from "../../src/hours/queries";
-import { addDays } from "../../src/lib/dates";
+import { addDays } from "../../src/platform/dates";
 
 // A year no other test touches.
 const FIRST = "3100-01-01";

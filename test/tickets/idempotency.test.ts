@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from "../../src/idempotency/queries";
-import { sha256Hex } from "../../src/lib/crypto";
+import { sha256Hex } from "../../src/platform/crypto";
 import { dumpDatabase, expectProblem, expectValidationError } from "../helpers";
 import { useClock } from "../clock";
 import { buy, type PurchaseResponse } from "./fixtures";

@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { log } from "../../lib/log";
+import { log } from "../../platform/log";
 
 export type AccessLogOptions = {
   /** The log line's `message`; `"request"` by default. */

@@ -1,7 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { withFaultInjection } from "../../lib/d1-faults";
-import { validationProblem } from "../../lib/errors";
+import { validationProblem } from "../../http/errors";
 
 export type D1SessionOptions = {
   /** Header carrying the client's last bookmark in, and the session's bookmark out. */
@@ -36,8 +35,7 @@ export const d1Session = (options: D1SessionOptions = {}) => {
     const session = c.env.DB.withSession(
       bookmark ?? (READ_METHODS.has(c.req.method) ? "first-unconstrained" : "first-primary"),
     );
-    // Tests only: the D1 fault seam wraps the session when FAULT_INJECTION is set (never in production).
-    c.set("db", withFaultInjection(c.env, session));
+    c.set("db", session);
     await next();
     const latest = session.getBookmark();
     if (latest) c.header(headerName, latest);

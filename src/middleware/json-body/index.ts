@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../env";
-import { ProblemError } from "../../lib/problem";
+import { ProblemError } from "../../http/problem";
 
 export type JsonBodyOptions = {
   /** Methods whose requests carry a body that must be JSON. */

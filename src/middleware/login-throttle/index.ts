@@ -6,7 +6,7 @@ import {
   selectLoginBlock,
   type LoginFailurePolicy,
 } from "../../accounts/login-failures";
-import { ProblemError } from "../../lib/problem";
+import { ProblemError } from "../../http/problem";
 
 export type LoginThrottleOptions = {
   /**

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHook } from "./errors";
-import { isIsoDate } from "./dates";
+import { isIsoDate } from "../platform/dates";
 
 /** Every resource router is created here, so all share the validation hook. */
 export function createRouter() {
@@ -79,7 +79,8 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { description, content: { "application/json": { schema } } };
 }
 
-export function jsonBody<T extends z.ZodType>(schema: T) {
+/** A required `application/json` request body of this schema (an OpenAPI `requestBody`). */
+export function jsonRequestBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 
