@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
-import { purgeExpiredIdempotencyKeys } from "./idempotency/queries";
+import { purgeExpiredIdempotencyKeys } from "./tickets/idempotency-queries";
 import { log } from "./platform/log";
 
 const app = createApp();

@@ -17,19 +17,6 @@ const SELECT_WEEKLY = "SELECT day_of_week, time_open, time_close FROM museum_wee
 const SELECT_EXCEPTIONS = `SELECT date, time_open, time_close, reason FROM museum_hours_exceptions
   WHERE date BETWEEN ?1 AND ?2 ORDER BY date`;
 
-/**
- * An SQL condition, true when the museum is open on `date` (an SQL
- * expression: a parameter such as `"?2"`, or a column). The date's exception
- * decides when it has one, else the weekly schedule: the rule of `hoursOn`,
- * for a write that checks the day in its own statement instead of reading the
- * calendar first (test/hours/queries.test.ts proves the two agree).
- */
-export function museumOpenOnSql(date: string): string {
-  return `COALESCE(
-    (SELECT x.time_open IS NOT NULL FROM museum_hours_exceptions x WHERE x.date = ${date}),
-    EXISTS (SELECT 1 FROM museum_weekly_hours w WHERE w.day_of_week = CAST(strftime('%w', ${date}) AS INTEGER)))`;
-}
-
 function toWeeklySchedule(rows: WeeklyRow[]): WeeklySchedule {
   const schedule: WeeklySchedule = {};
   for (const row of rows) schedule[row.day_of_week] = { timeOpen: row.time_open, timeClose: row.time_close };

@@ -8,10 +8,10 @@ import {
   deleteHoursException,
   getWeeklySchedule,
   loadCalendar,
-  museumOpenOnSql,
   replaceWeeklySchedule,
   upsertHoursException,
 } from "../../src/hours/queries";
+import { museumOpenOnSql } from "../../src/hours/open-day";
 import { addDays } from "../../src/platform/dates";
 
 // A year no other test touches.
