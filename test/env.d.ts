@@ -6,3 +6,8 @@ declare namespace Cloudflare {
     FUZZ_RUNS: string;
   }
 }
+
+/** Vite's `import.meta.glob`, eager form (test/architecture reads src/ through it). */
+interface ImportMeta {
+  glob<T>(pattern: string, options: { query: string; import: string; eager: true }): Record<string, T>;
+}

@@ -75,7 +75,7 @@ export async function findSpecialEvent(db: Db, eventId: string): Promise<Special
  * Applies the fields present in `changes` in one atomic batch; returns the
  * whole updated event, or null when no active event has that id.
  */
-export async function updateSpecialEvent(
+export async function writeSpecialEventChanges(
   db: Db,
   eventId: string,
   changes: UpdateSpecialEventRequest,

@@ -6,7 +6,7 @@ import type { SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 /** Applies `changes`; the tickets of the event see its new name at once. */
 export function updateEvent(db: Db, eventId: string, changes: UpdateSpecialEventRequest): Promise<SpecialEvent | null> {
-  return queries.updateSpecialEvent(db, eventId, changes, eventChangeBatch(db, { eventId, cancelsTickets: false }));
+  return queries.writeSpecialEventChanges(db, eventId, changes, eventChangeBatch(db, { eventId, cancelsTickets: false }));
 }
 
 /** Cancels an event and, in the same batch, the tickets sold for it. False when no active event has that id. */

@@ -35,18 +35,18 @@ export async function loadCalendar(db: Db, from: IsoDate, to: IsoDate): Promise<
   };
 }
 
-export async function listHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {
+export async function readHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {
   const { results } = await db.prepare(SELECT_EXCEPTIONS).bind(from, to).all<ExceptionRow>();
   return results.map(toException);
 }
 
-export async function getWeeklySchedule(db: Db): Promise<WeeklySchedule> {
+export async function readWeeklySchedule(db: Db): Promise<WeeklySchedule> {
   const { results } = await db.prepare(SELECT_WEEKLY).all<WeeklyRow>();
   return toWeeklySchedule(results);
 }
 
 /** Replaces the whole week in one atomic batch. */
-export async function replaceWeeklySchedule(db: Db, schedule: WeeklySchedule): Promise<void> {
+export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule): Promise<void> {
   const rows = Object.entries(schedule).flatMap(([day, hours]) =>
     hours ? [{ day: Number(day), open: hours.timeOpen, close: hours.timeClose }] : [],
   );
@@ -82,7 +82,7 @@ export async function upsertHoursException(
 }
 
 /** Removes the exception for a date; false when there was none. */
-export async function deleteHoursException(db: Db, date: IsoDate): Promise<boolean> {
+export async function removeHoursException(db: Db, date: IsoDate): Promise<boolean> {
   const result = await db.prepare("DELETE FROM museum_hours_exceptions WHERE date = ?1").bind(date).run();
   return result.meta.changes > 0;
 }

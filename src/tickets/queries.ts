@@ -8,7 +8,8 @@ import {
   selectClaimHeld,
   type IdempotencyClaimHeld,
 } from "./idempotency-queries";
-import type { Purchase, TicketType } from "./schemas";
+import type { TicketType } from "./qr";
+import type { Purchase } from "./schemas";
 
 export type NewTicket = Purchase & {
   ticketId: string;

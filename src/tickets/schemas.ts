@@ -9,7 +9,6 @@ export const TicketTypeSchema = z
       "Type of ticket being purchased. Use `general` for regular museum entry and `event` for tickets to special events.",
     example: "event",
   });
-export type TicketType = z.infer<typeof TicketTypeSchema>;
 
 const EmailSchema = z
   .email({ error: "Must be a valid e-mail address." })
