@@ -4,7 +4,7 @@ import { requestId } from "hono/request-id";
 import { specialEventsRouter } from "./events";
 import { docsRouter } from "./docs";
 import { OPENAPI_TAGS } from "./docs/tags";
-import { healthRouter } from "./health";
+import { healthRoute, healthRouter } from "./health";
 import { museumHoursRouter } from "./hours";
 import { handleError, handleMethodNotAllowed, handleNotFound } from "./http/errors";
 import { createRouter } from "./http/openapi";
@@ -43,6 +43,8 @@ function createApi() {
     type: "http",
     scheme: "basic",
   });
+  // Served by the root app (createApp), documented here with its own server.
+  api.openAPIRegistry.registerPath(healthRoute);
 
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),

@@ -44,6 +44,7 @@ const PROBLEM_DESCRIPTIONS = {
   403: "The account's role may not do this.",
   404: "Not found.",
   409: "A request with the same Idempotency-Key is still being processed.",
+  405: "The path does not allow this method; `Allow` lists those it does.",
   413: "Body over 16 KiB.",
   415: "The body is not application/json.",
   422: "The Idempotency-Key was used before with a different body.",
@@ -57,22 +58,31 @@ const EVERY_OPERATION = [429, 500, 503] as const;
 
 type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
-/**
- * OpenAPI `responses` entries for the problem statuses a route can answer:
- * those given, and those of `EVERY_OPERATION`.
- */
-export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+function problemEntries<S extends ProblemStatus>(statuses: S[]) {
   const responses = {} as Record<
-    S | (typeof EVERY_OPERATION)[number],
+    S,
     { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
   >;
-  for (const status of [...statuses, ...EVERY_OPERATION]) {
+  for (const status of statuses) {
     responses[status] = {
       description: PROBLEM_DESCRIPTIONS[status],
       content: { "application/problem+json": { schema: ProblemSchema } },
     };
   }
   return responses;
+}
+
+/**
+ * OpenAPI `responses` entries for the problem statuses a route can answer:
+ * those given, and those of `EVERY_OPERATION`.
+ */
+export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  return problemEntries<S | (typeof EVERY_OPERATION)[number]>([...statuses, ...EVERY_OPERATION]);
+}
+
+/** The entries of exactly the statuses given: for a public route (no login, so no 429). */
+export function publicProblemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  return problemEntries(statuses);
 }
 
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
