@@ -19,8 +19,8 @@ import { securityHeaders } from "./middleware/security-headers";
 import { ticketsRouter } from "./tickets";
 
 /** The interface version this service implements (the API description's). */
-export const API_VERSION = "1.1.1";
-export const API_BASE_PATH = "/v1.1";
+const API_VERSION = "1.1.1";
+const API_BASE_PATH = "/v1.1";
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB. */

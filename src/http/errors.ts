@@ -26,7 +26,7 @@ function formatPath(prefix: string, path: readonly PropertyKey[]): string {
 }
 
 /** One `{ path, message }` per offending field of a zod failure. */
-export function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
   const prefix = TARGET_PREFIX[target] ?? `${target}.`;
   const errors = issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"

@@ -19,7 +19,7 @@ export const UuidSchema = z
   .transform((value) => value.toLowerCase())
   .openapi({ type: "string", format: "uuid" });
 
-export const FieldErrorSchema = z
+const FieldErrorSchema = z
   .object({
     path: z.string().openapi({ example: "dates[1]" }),
     message: z.string().openapi({ example: "Must be a real calendar date, YYYY-MM-DD." }),

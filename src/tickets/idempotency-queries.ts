@@ -18,9 +18,9 @@ export type IdempotencyClaim =
   | { kind: "mismatch" };
 
 /** How long a finished key is remembered. */
-export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this with no response is taken as abandoned (its Worker died or stalled). */
-export const ABANDONED_CLAIM_MS = 60 * 1000;
+const ABANDONED_CLAIM_MS = 60 * 1000;
 
 /**
  * Claims `key` for this account and request in one atomic upsert: a new key,

@@ -14,7 +14,7 @@ import type { TicketForImage } from "./queries";
  * The card's CANCELLED mark is informative only: the signed QR token does
  * not change, and a gate checks the ticket itself.
  */
-export const TICKET_LOOKUP_TTL_MS = 10_000;
+const TICKET_LOOKUP_TTL_MS = 10_000;
 const lookups = new TtlCache<TicketForImage>({ maxEntries: 1_000, ttlMs: TICKET_LOOKUP_TTL_MS });
 
 export function recallTicket(ticketId: string): TicketForImage | undefined {

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
 import { DateSchema, UuidSchema } from "../http/openapi";
 
-export const TicketTypeSchema = z
+const TicketTypeSchema = z
   .enum(["event", "general"], { error: "Must be 'general' or 'event'." })
   .openapi("TicketType", {
     description:
@@ -64,7 +64,7 @@ export const BuyMuseumTicketsRequestSchema = z
   .pipe(PurchaseSchema)
   .openapi("BuyMuseumTicketsRequest", { description: "Request payload used for purchasing museum tickets." });
 
-export const TicketIdSchema = UuidSchema.openapi("TicketId", {
+const TicketIdSchema = UuidSchema.openapi("TicketId", {
   description: "Unique identifier for museum ticket. Generated when purchased.",
   example: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
 });

@@ -17,7 +17,7 @@ import { TtlCache } from "../../platform/ttl-cache";
  *   once, so the throttle applies here without delay (valid credentials
  *   included).
  */
-export const LOGIN_CACHE_TTL_MS = 60_000;
+const LOGIN_CACHE_TTL_MS = 60_000;
 const logins = new TtlCache<Principal>({ maxEntries: 1_000, ttlMs: LOGIN_CACHE_TTL_MS });
 
 const keyOf = (client: string, name: string, secretSha256: string) => `${client}\u0000${name}\u0000${secretSha256}`;
