@@ -21,8 +21,8 @@ if (!existsSync(CHROMIUM)) {
   console.error(`FAIL: ${CHROMIUM} is missing; install Debian's chromium package (apt-get install -y chromium).`);
   process.exit(1);
 }
-if (!existsSync(join(ROOT, "public", "docs", "scalar.js"))) {
-  console.error("FAIL: public/docs/scalar.js is missing; run `node scripts/docs-assets.mjs` (npm's prepare does).");
+if (!existsSync(join(ROOT, "public", "docs", "swagger-ui-bundle.js"))) {
+  console.error("FAIL: public/docs/swagger-ui-bundle.js is missing; run `node scripts/docs-assets.mjs` (npm's prepare does).");
   process.exit(1);
 }
 
