@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { onProcessEnd } from "./process-end.mjs";
 import { freePort, isListening } from "./ports.mjs";
-import { ROOT, wranglerCommand, wranglerEnv } from "./wrangler.mjs";
+import { ROOT, WRANGLER_CONFIG, wranglerCommand, wranglerEnv } from "./wrangler.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,6 +23,8 @@ function devArguments({ ip, port, persistTo, vars, envFile, script, inspectorPor
     "dev",
     // A prebuilt Worker (the bench): served as it is, src/ not watched.
     ...(script ? [script, "--no-bundle"] : []),
+    // Named explicitly: with a script argument wrangler would not look for it.
+    "--config", WRANGLER_CONFIG,
     "--ip", ip,
     "--port", String(port),
     "--show-interactive-dev-session=false",
