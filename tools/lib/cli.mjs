@@ -1,4 +1,4 @@
-// Command-line plumbing shared by the scripts and the bench: argument parsing
+// Command-line plumbing for the scripts and the bench: argument parsing
 // (node:util parseArgs), usage errors, logging to stderr.
 import { parseArgs } from "node:util";
 
