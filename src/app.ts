@@ -17,6 +17,7 @@ import { jsonBody } from "./middleware/json-body";
 import { loginThrottle } from "./middleware/login-throttle";
 import { securityHeaders } from "./middleware/security-headers";
 import { ticketsRouter } from "./tickets";
+import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
 /** The interface version this service implements (the API description's). */
 export const API_VERSION = "1.1.1";
@@ -43,6 +44,7 @@ function createApi() {
     type: "http",
     scheme: "basic",
   });
+  registerPublishNewEventWebhook(api);
 
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),
@@ -59,6 +61,7 @@ function createApi() {
   api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
   api.route("/", ticketsRouter);
+  api.route("/", webhooksRouter);
   return api;
 }
 

@@ -13,4 +13,9 @@ export const OPENAPI_TAGS = [
     description:
       "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
   },
+  {
+    name: "Webhooks",
+    description:
+      "Addition to the Museum API (the 1.2.1 description has the `publishNewEvent` webhook but no way to subscribe): subscriptions that receive every created or updated special event, signed per Standard Webhooks, and their recent deliveries. Admin only.",
+  },
 ];

@@ -4,6 +4,7 @@ import { validationProblem } from "../lib/errors";
 import { pageOffset, paginationLink } from "../lib/pagination";
 import { eventNotFound } from "./problems";
 import { forgetTicketLookups } from "../tickets/lookup-cache";
+import { publishDeliveries } from "../webhooks";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 
@@ -11,7 +12,8 @@ const DEFAULT_WINDOW_DAYS = 7;
 
 
 export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEvent> = async (c) => {
-  const event = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));
+  const { event, deliveryIds } = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));
+  publishDeliveries(c, deliveryIds);
   c.header("Location", `${new URL(c.req.url).pathname}/${event.eventId}`);
   return c.json(event, 201);
 };
@@ -51,9 +53,10 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
   // A ticket image prints the event's name: this isolate looks tickets up afresh.
-  const event = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json")).finally(forgetTicketLookups);
-  if (!event) throw eventNotFound(eventId);
-  return c.json(event, 200);
+  const change = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json")).finally(forgetTicketLookups);
+  if (!change) throw eventNotFound(eventId);
+  publishDeliveries(c, change.deliveryIds);
+  return c.json(change.event, 200);
 };
 
 export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {

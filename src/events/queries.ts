@@ -1,5 +1,6 @@
 import type { Db } from "../env";
 import type { IsoDate } from "../lib/dates";
+import { insertEventDeliveries } from "../webhooks/queries";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 type EventRow = {
@@ -41,17 +42,41 @@ function toSpecialEvent(row: EventRow): SpecialEvent {
   };
 }
 
+/**
+ * The active event ?1 as one JSON text `payload`: the very row GET reads
+ * (EVENT_COLUMNS), for the webhook outbox. `'' ||` keeps `dates` a JSON text,
+ * as in the row, rather than a nested array.
+ */
+const EVENT_SNAPSHOT_SQL = `SELECT json_object('event_id', event_id, 'name', name, 'location', location,
+    'description', description, 'price_cents', price_cents, 'dates', '' || dates) AS payload
+  FROM (SELECT ${EVENT_COLUMNS} FROM special_events e WHERE e.event_id = ?1 AND e.cancelled_at IS NULL)`;
+
+/** The event as GET returns it, from a snapshot the outbox recorded. */
+export function specialEventFromSnapshot(payload: string): SpecialEvent {
+  return toSpecialEvent(JSON.parse(payload) as EventRow);
+}
+
+/** A change of an event: the event after it, and the webhook deliveries it recorded. */
+export type SpecialEventChange = { event: SpecialEvent; deliveryIds: string[] };
+
+function deliveryIdsOf(result: D1Result): string[] {
+  return (result.results as { delivery_id: string }[]).map((row) => row.delivery_id);
+}
+
 function selectActiveEvent(db: Db, eventId: string) {
   return db
     .prepare(`SELECT ${EVENT_COLUMNS} FROM special_events e WHERE e.event_id = ?1 AND e.cancelled_at IS NULL`)
     .bind(eventId);
 }
 
-/** Inserts an event and its dates in one atomic batch; returns it as stored. */
+/**
+ * Inserts an event, its dates and one webhook delivery per subscription in
+ * one atomic batch; returns the event as stored and the deliveries.
+ */
 export async function insertSpecialEvent(
   db: Db,
   input: CreateSpecialEventRequest,
-): Promise<SpecialEvent> {
+): Promise<SpecialEventChange> {
   const eventId = crypto.randomUUID();
   const results = await db.batch([
     db
@@ -62,8 +87,9 @@ export async function insertSpecialEvent(
       .bind(eventId, input.name, input.location, input.eventDescription, toCents(input.price)),
     db.prepare(INSERT_DATES).bind(eventId, JSON.stringify(input.dates)),
     selectActiveEvent(db, eventId),
+    insertEventDeliveries(db, eventId, EVENT_SNAPSHOT_SQL),
   ]);
-  return toSpecialEvent(results[2]!.results[0] as EventRow);
+  return { event: toSpecialEvent(results[2]!.results[0] as EventRow), deliveryIds: deliveryIdsOf(results[3]!) };
 }
 
 export async function findSpecialEvent(db: Db, eventId: string): Promise<SpecialEvent | null> {
@@ -72,14 +98,15 @@ export async function findSpecialEvent(db: Db, eventId: string): Promise<Special
 }
 
 /**
- * Applies the fields present in `changes` in one atomic batch; returns the
- * whole updated event, or null when no active event has that id.
+ * Applies the fields present in `changes`, and records one webhook delivery
+ * per subscription, in one atomic batch; returns the whole updated event and
+ * the deliveries, or null when no active event has that id.
  */
 export async function updateSpecialEvent(
   db: Db,
   eventId: string,
   changes: UpdateSpecialEventRequest,
-): Promise<SpecialEvent | null> {
+): Promise<SpecialEventChange | null> {
   const whenActive = "EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)";
   const statements = [
     db
@@ -110,10 +137,10 @@ export async function updateSpecialEvent(
         .bind(eventId, changes.name),
     );
   }
-  statements.push(selectActiveEvent(db, eventId));
+  statements.push(selectActiveEvent(db, eventId), insertEventDeliveries(db, eventId, EVENT_SNAPSHOT_SQL));
   const results = await db.batch(statements);
-  const row = results.at(-1)!.results[0] as EventRow | undefined;
-  return row ? toSpecialEvent(row) : null;
+  const row = results.at(-2)!.results[0] as EventRow | undefined;
+  return row ? { event: toSpecialEvent(row), deliveryIds: deliveryIdsOf(results.at(-1)!) } : null;
 }
 
 /**

@@ -6,14 +6,20 @@ import {
   LIST_IN_WINDOW_SQL,
   cancelSpecialEvent,
   findSpecialEvent,
-  insertSpecialEvent,
+  insertSpecialEvent as insertSpecialEventChange,
   listSpecialEventsInWindow,
-  updateSpecialEvent,
+  updateSpecialEvent as updateSpecialEventChange,
 } from "../../src/events/queries";
-import type { CreateSpecialEventRequest } from "../../src/events/schemas";
+import type { CreateSpecialEventRequest, UpdateSpecialEventRequest } from "../../src/events/schemas";
 import { uniqueName, yearAllocator } from "../helpers";
 
 const nextYear = yearAllocator(4000);
+
+// The event of a change (its webhook deliveries are test/webhooks' concern).
+const insertSpecialEvent = async (db: D1Database, event: CreateSpecialEventRequest) =>
+  (await insertSpecialEventChange(db, event)).event;
+const updateSpecialEvent = async (db: D1Database, eventId: string, changes: UpdateSpecialEventRequest) =>
+  (await updateSpecialEventChange(db, eventId, changes))?.event ?? null;
 
 function input(overrides: Partial<CreateSpecialEventRequest> = {}): CreateSpecialEventRequest {
   return {
