@@ -19,8 +19,8 @@ import {
 } from "./helpers";
 
 // Deliveries pass through the local Queue (batches wait up to 1 s): a test
-// waits for the outcome (never for a time), so it needs more than 5 s on a busy machine.
-vi.setConfig({ testTimeout: 30_000 });
+// waits for the outcome (never for a time), so it needs more than 5 s on a busy machine (the full suite runs files side by side).
+vi.setConfig({ testTimeout: 90_000 });
 afterEach(unsubscribeAll);
 
 describe("deliveries", () => {
@@ -143,9 +143,8 @@ describe("deliveries", () => {
     const batch = createMessageBatch("museum-webhooks", [
       { id: "m1", timestamp: new Date(), attempts: 2, body: { deliveryId: row!.delivery_id } },
     ]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
-    const result = await getQueueResult(batch, ctx);
+    await worker.queue(batch as MessageBatch<{ deliveryId: string }>, env);
+    const result = await getQueueResult(batch, createExecutionContext());
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
     expect(await receivedBy(url)).toHaveLength(before);

@@ -52,7 +52,7 @@ export async function deliveryRows(where: string, ...params: unknown[]): Promise
 }
 
 /** Polls until `check` returns a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
