@@ -7,6 +7,7 @@
 //
 //   npm run dev -- --port 8788     another port; other arguments go to wrangler dev
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ROOT,
@@ -27,6 +28,25 @@ function takeOption(argv, name, fallback) {
   const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv.splice(i, 1)[0];
   if (!value) throw new UsageError(`--${name} needs a value`);
   return value;
+}
+
+/** The names under wrangler.toml's top-level [vars]: plain settings .dev.vars may override. */
+function plainVarNames() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const section = /^\[vars\]\s*$([\s\S]*?)^\[/m.exec(toml)?.[1] ?? "";
+  return new Set([...section.matchAll(/^\s*([A-Z0-9_]+)\s*=/gm)].map((m) => m[1]));
+}
+
+/**
+ * `--var KEY:VALUE` for each .dev.vars entry that overrides a plain [vars]
+ * setting (e.g. WEBHOOK_ALLOW_LOOPBACK): with `[secrets] required` in the
+ * config, wrangler dev reads only the listed secrets from .dev.vars.
+ */
+function localVarOverrides(vars) {
+  const names = plainVarNames();
+  return Object.entries(vars)
+    .filter(([key]) => names.has(key))
+    .flatMap(([key, value]) => ["--var", `${key}:${value}`]);
 }
 
 async function main(argv) {
@@ -67,6 +87,7 @@ async function main(argv) {
     "--port",
     port,
     "--show-interactive-dev-session=false",
+    ...localVarOverrides(vars),
     ...passThrough,
   ]);
   const child = spawn(cmd, args, {

@@ -125,12 +125,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts `wrangler dev` on a free port of 127.0.0.1, in its own process group,
- * and waits until `/healthz` answers 200. Returns `{ origin, stop }`; `stop()`
+ * and waits until `/healthz` answers 200 (`vars`: extra `--var KEY:VALUE`s).
+ * Returns `{ origin, stop }`; `stop()`
  * ends the whole group (SIGTERM, then SIGKILL) and throws when any process of
  * it, workerd included, is still alive afterwards. A process exit handler
  * SIGKILLs the group should the caller never get to `stop()`.
  */
-export async function startWranglerDev({ persistTo, port, timeoutMs = 90_000 } = {}) {
+export async function startWranglerDev({ persistTo, port, vars = {}, timeoutMs = 90_000 } = {}) {
   port ??= await freePort();
   const [command, args] = wranglerCommand([
     "dev",
@@ -144,6 +145,10 @@ export async function startWranglerDev({ persistTo, port, timeoutMs = 90_000 } =
     // A throw-away signing key for ticket QR payloads (the real one is a secret).
     "--var",
     `TICKET_SIGNING_KEY:${randomBytes(32).toString("hex")}`,
+    // And for webhook secrets at rest; `vars` may add or override others.
+    "--var",
+    `WEBHOOK_SECRET_KEY:${randomBytes(32).toString("base64")}`,
+    ...Object.entries(vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
     ...(persistTo ? ["--persist-to", persistTo] : []),
   ]);
   const child = spawn(command, args, {
