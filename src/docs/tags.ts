@@ -14,6 +14,11 @@ export const OPENAPI_TAGS = [
       "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
   },
   {
+    name: "Admissions",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): a ticket's status after the sale, admission at the gate (role `gate` or `admin`), and a day's attendance. Each operation lists the roles that may call it in `x-roles`.",
+  },
+  {
     name: "Service",
     description:
       "Addition to the Museum API 1.1.1 (not in the reference description): the service's health check, served at the root (outside /v1.1). Public.",

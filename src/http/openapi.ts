@@ -41,7 +41,7 @@ export const ProblemSchema = z
 const PROBLEM_DESCRIPTIONS = {
   400: "Bad request: malformed JSON, or a value that breaks the schema (see `errors`).",
   401: "Credentials missing or wrong.",
-  403: "The account's role may not do this.",
+  403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
   409: "A request with the same Idempotency-Key is still being processed.",
   405: "The path does not allow this method; `Allow` lists those it does.",
