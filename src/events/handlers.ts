@@ -49,7 +49,8 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const event = await service.updateEvent(c.var.db, eventId, c.req.valid("json"));
+  const { cancelTickets } = c.req.valid("query");
+  const event = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), cancelTickets);
   if (!event) throw eventNotFound(eventId);
   return c.json(event, 200);
 };

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
   CreateSpecialEventRequestSchema,
   EventIdParamsSchema,
@@ -74,14 +74,19 @@ export const updateSpecialEvent = createRoute({
   path: "/special-events/{eventId}",
   operationId: "updateSpecialEvent",
   summary: "Update special event",
-  description: "Update the details of a special event; fields not sent are left as they were. Admin only.",
+  description:
+    "Update the details of a special event; fields not sent are left as they were. New `dates` that drop a date with valid tickets are refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels those tickets in the same write. Admin only.",
   tags,
   security: BASIC_AUTH,
   ...adminOnly,
-  request: { params: EventIdParamsSchema, body: jsonRequestBody(UpdateSpecialEventRequestSchema) },
+  request: {
+    params: EventIdParamsSchema,
+    query: CancelTicketsQuerySchema,
+    body: jsonRequestBody(UpdateSpecialEventRequestSchema),
+  },
   responses: {
     200: jsonContent(SpecialEventResponseSchema, "Success."),
-    ...problemResponses(400, 401, 403, 404, 413, 415),
+    ...problemResponses(400, 401, 403, 404, 409, 413, 415),
   },
 });
 

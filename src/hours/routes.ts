@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
   ExceptionDateParamsSchema,
   GetMuseumHoursQuerySchema,
@@ -88,15 +88,20 @@ export const putHoursException = createRoute({
   path: "/museum-hours/exceptions/{date}",
   operationId: "putHoursException",
   summary: "Set an hours exception",
-  description: "Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Admin only.",
+  description:
+    "Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Closing a day that has valid general tickets is refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels them in the same write. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
-  request: { params: ExceptionDateParamsSchema, body: jsonRequestBody(PutHoursExceptionRequestSchema) },
+  request: {
+    params: ExceptionDateParamsSchema,
+    query: CancelTicketsQuerySchema,
+    body: jsonRequestBody(PutHoursExceptionRequestSchema),
+  },
   responses: {
     200: jsonContent(HoursExceptionSchema, "The exception replaced an earlier one."),
     201: jsonContent(HoursExceptionSchema, "The exception was created."),
-    ...problemResponses(400, 401, 403, 413, 415),
+    ...problemResponses(400, 401, 403, 409, 413, 415),
   },
 });
 
@@ -105,13 +110,14 @@ export const deleteHoursException = createRoute({
   path: "/museum-hours/exceptions/{date}",
   operationId: "deleteHoursException",
   summary: "Remove an hours exception",
-  description: "The date follows the weekly schedule again. Admin only.",
+  description:
+    "The date follows the weekly schedule again. When that closes a day with valid general tickets, it is refused (409); close the day with `cancelTickets=true` first. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
   request: { params: ExceptionDateParamsSchema },
   responses: {
     204: { description: "Removed." },
-    ...problemResponses(400, 401, 403, 404),
+    ...problemResponses(400, 401, 403, 404, 409),
   },
 });

@@ -43,7 +43,7 @@ const PROBLEM_DESCRIPTIONS = {
   401: "Credentials missing or wrong.",
   403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
-  409: "A request with the same Idempotency-Key is still being processed.",
+  409: "Conflict: a request with the same Idempotency-Key is still being processed, or a schedule change would strand valid tickets (`/problems/tickets-affected` with `affectedTickets` and `dates`; nothing changed, send it again with `?cancelTickets=true` to cancel them with the change).",
   405: "The path does not allow this method; `Allow` lists those it does.",
   413: "Body over 16 KiB.",
   415: "The body is not application/json.",
@@ -96,3 +96,21 @@ export function jsonRequestBody<T extends z.ZodType>(schema: T) {
 
 /** Operations every /v1.1 route shares: Basic auth. */
 export const BASIC_AUTH = [{ MuseumPlaceholderAuth: [] }];
+
+/** `?cancelTickets=true`: a schedule change also cancels the valid tickets it would strand, in the same batch. */
+export const CancelTicketsQuerySchema = z.object({
+  cancelTickets: z
+    .enum(["true", "false"], { error: "Must be true or false." })
+    .optional()
+    .transform((value) => value === "true")
+    .openapi({
+      param: {
+        name: "cancelTickets",
+        in: "query",
+        description:
+          "`true`: cancel the valid tickets this change leaves without their day, in the same atomic write. Without it such a change is refused with 409.",
+      },
+      type: "string",
+      enum: ["true", "false"],
+    }),
+});

@@ -29,15 +29,16 @@ const MAY_IMPORT: Record<string, string[]> = {
   "env.ts": ["accounts/schemas.ts"],
   "http": ["env.ts", "platform"],
   "middleware": ["env.ts", "platform", "http", "accounts"],
-  "hours": ["env.ts", "platform", "http", "middleware"],
+  // Hours reach tickets through tickets/cancel.ts only (a closure cancels or keeps sold tickets).
+  "hours": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts"],
   // Tickets read events through events/lookup.ts; the open-day rule is the hours feature's.
   "tickets": [
     "env.ts", "platform", "http", "middleware",
     "hours/calendar.ts", "hours/open-day.ts",
     "events/lookup.ts", "events/schemas.ts", "events/problems.ts",
   ],
-  // Events reach tickets through tickets/event-changes.ts only.
-  "events": ["env.ts", "platform", "http", "middleware", "tickets/event-changes.ts"],
+  // Events reach tickets through tickets/cancel.ts only.
+  "events": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts"],
   "health": ["env.ts", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs"],
