@@ -2,6 +2,14 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHook } from "./errors";
 import { isIsoDate } from "../platform/dates";
+import {
+  isMultiLineText,
+  isSingleLineText,
+  isWellFormedText,
+  MULTI_LINE_MESSAGE,
+  NOT_WELL_FORMED_MESSAGE,
+  SINGLE_LINE_MESSAGE,
+} from "../platform/text";
 
 /** Every resource router is created here, so all share the validation hook. */
 export function createRouter() {
@@ -114,3 +122,27 @@ export const CancelTicketsQuerySchema = z.object({
       enum: ["true", "false"],
     }),
 });
+
+/**
+ * A required text field of 1 to `max` characters, not blank, well-formed
+ * Unicode, and free of control and bidirectional-control characters (a
+ * multi-line field may hold line feeds and tabs). Characters are Unicode
+ * code points, as JSON Schema's `maxLength` (which the OpenAPI document
+ * announces) counts them; zod's own `.max()` counts UTF-16 units, which would
+ * refuse a 200-character name holding emoji that a client checked against
+ * the document. The one helper for every free-text field of the API.
+ */
+export function textField(max: number, doc: { description: string; example: string; multiline?: boolean }) {
+  const message = `Must be 1 to ${max} characters.`;
+  const [allowed, refusal] = doc.multiline ? [isMultiLineText, MULTI_LINE_MESSAGE] : [isSingleLineText, SINGLE_LINE_MESSAGE];
+  return z
+    .string()
+    .refine((value) => {
+      const length = [...value].length;
+      return length >= 1 && length <= max;
+    }, { error: message, abort: true })
+    .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
+    .refine(allowed, { error: refusal, abort: true })
+    .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
+    .openapi({ description: doc.description, example: doc.example, minLength: 1, maxLength: max });
+}
