@@ -53,7 +53,9 @@ async function main(argv) {
   const base = `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`;
   log(`==> starting wrangler dev on ${base}
     curl -u ${vars.LOCAL_ADMIN_NAME}:${vars.LOCAL_ADMIN_SECRET} ${base}/v1.1/special-events
-    (local accounts: ${vars.LOCAL_ADMIN_NAME} (admin), ${vars.LOCAL_SALES_NAME} (sales); secrets in .dev.vars)`);
+    (local accounts: ${vars.LOCAL_ADMIN_NAME} (admin), ${vars.LOCAL_SALES_NAME} (sales)${
+      vars.LOCAL_GATE_NAME ? `, ${vars.LOCAL_GATE_NAME} (gate)` : ", no gate account: copy LOCAL_GATE_* from .dev.vars.example"
+    }; secrets in .dev.vars)`);
 
   // wrangler runs in its own process group so that the whole group (wrangler
   // and the workerd it starts, which can outlive it) is stopped together.

@@ -14,7 +14,7 @@ export const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
 
 /** Account names: what accounts.name accepts and what Basic auth can carry (no ':'). */
 export const ACCOUNT_NAME = /^[a-z0-9._-]{1,64}$/;
-export const ACCOUNT_ROLES = ["admin", "sales"];
+export const ACCOUNT_ROLES = ["admin", "sales", "gate"];
 
 export class UsageError extends Error {}
 

@@ -25,14 +25,26 @@ export function selectLoginWindow(db: Db, clientKey: string, policy: LoginFailur
 /** A client's failures in its current window, and the time left in it. */
 export type LoginWindow = { failures: number; retry_after_ms: number };
 
-/** The client's current window, or null (a statement of its own, for a success that must be re-checked). */
-export function findLoginWindow(
+/**
+ * The client's current window read at the primary, or null: a no-op update
+ * with RETURNING, since a write is never answered by a read replica that may
+ * lag behind a burst of failures. Only for a correct password from a client
+ * with failures in its window.
+ */
+export function findLoginWindowAtPrimary(
   db: Db,
   clientKey: string,
   policy: LoginFailurePolicy,
   nowMs: number,
 ): Promise<LoginWindow | null> {
-  return selectLoginWindow(db, clientKey, policy, nowMs).first<LoginWindow>();
+  return db
+    .prepare(
+      `UPDATE login_failures SET failures = failures
+        WHERE client_key = ?1 AND window_start > ?2 - ?3
+       RETURNING failures, window_start + ?3 - ?2 AS retry_after_ms`,
+    )
+    .bind(clientKey, nowMs, policy.windowMs)
+    .first<LoginWindow>();
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import {
-  findLoginWindow,
+  findLoginWindowAtPrimary,
   loginFailurePolicy,
   recordLoginFailure,
   selectLoginWindow,
@@ -114,7 +114,7 @@ export const loginThrottle = (): LoginThrottle => {
       },
       async confirmSuccess() {
         if (!suspect) return;
-        const window = await findLoginWindow(db, key, policy, Date.now());
+        const window = await findLoginWindowAtPrimary(db, key, policy, Date.now());
         if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(window!.retry_after_ms);
       },
     };
