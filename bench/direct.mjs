@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { freePort, ROOT } from "../scripts/lib/common.mjs";
+import { freePort } from "../tools/lib/ports.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 import { Inspector } from "./inspector.mjs";
 
 const require = createRequire(join(ROOT, "package.json"));
