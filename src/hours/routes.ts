@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, ticketsAffectedResponse, jsonContent, problemResponses } from "../http/openapi";
 import {
   ExceptionDateParamsSchema,
   GetMuseumHoursQuerySchema,
@@ -101,7 +101,8 @@ export const putHoursException = createRoute({
   responses: {
     200: jsonContent(HoursExceptionSchema, "The exception replaced an earlier one."),
     201: jsonContent(HoursExceptionSchema, "The exception was created."),
-    ...problemResponses(400, 401, 403, 409, 413, 415),
+    409: ticketsAffectedResponse,
+    ...problemResponses(400, 401, 403, 413, 415),
   },
 });
 
@@ -118,6 +119,7 @@ export const deleteHoursException = createRoute({
   request: { params: ExceptionDateParamsSchema },
   responses: {
     204: { description: "Removed." },
-    ...problemResponses(400, 401, 403, 404, 409),
+    409: ticketsAffectedResponse,
+    ...problemResponses(400, 401, 403, 404),
   },
 });

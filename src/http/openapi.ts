@@ -51,7 +51,7 @@ const PROBLEM_DESCRIPTIONS = {
   401: "Credentials missing or wrong.",
   403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
-  409: "Conflict: a request with the same Idempotency-Key is still being processed, or a schedule change would strand valid tickets (`/problems/tickets-affected` with `affectedTickets` and `dates`; nothing changed, send it again with `?cancelTickets=true` to cancel them with the change).",
+  409: "A request with the same Idempotency-Key is still being processed.",
   405: "The path does not allow this method; `Allow` lists those it does.",
   413: "Body over 16 KiB.",
   415: "The body is not application/json.",
@@ -60,6 +60,20 @@ const PROBLEM_DESCRIPTIONS = {
   500: "Unexpected failure; `detail` quotes the request id, nothing internal.",
   503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds.",
 } as const;
+
+/** The 409 of a schedule change that would leave valid tickets without their day. */
+export const ticketsAffectedResponse = {
+  description:
+    "`/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change.",
+  content: {
+    "application/problem+json": {
+      schema: ProblemSchema.extend({
+        affectedTickets: z.number().int().openapi({ example: 3 }),
+        dates: z.array(DateSchema),
+      }).openapi("TicketsAffectedProblem"),
+    },
+  },
+};
 
 /** What every authenticated /v1.1 operation may answer, whatever it does. */
 const EVERY_OPERATION = [429, 500, 503] as const;
