@@ -1,5 +1,6 @@
 /**
- * A PNG writer for 8-bit RGBA pixels, compressed by the runtime's native zlib
+ * A PNG writer for 8-bit RGBA pixels (written as indexed colour when they fit
+ * a 256-colour palette), compressed by the runtime's native zlib
  * (`CompressionStream("deflate")`).
  *
  * Why not resvg's own `asPng()`: its encoder runs inside the wasm module and
@@ -9,7 +10,9 @@
  */
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const COLOR_TYPE_INDEXED = 3;
 const COLOR_TYPE_RGBA = 6;
+const MAX_PALETTE_SIZE = 256;
 const FILTER_NONE = 0;
 
 const CRC_TABLE = (() => {
@@ -44,28 +47,86 @@ async function zlibDeflate(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> 
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+type Scanlines = { colorType: number; rows: Uint8Array<ArrayBuffer>; extraChunks: Uint8Array[] };
+
 /**
- * Encodes RGBA pixels (as resvg renders them) as an 8-bit RGBA PNG. Rows are
- * copied whole behind a "no filter" byte: on a flat card zlib does about as
- * well without PNG's filters, which would cost a pass over every byte in JS.
+ * Palette indices, one byte a pixel, each row behind a "no filter" byte, with
+ * the PLTE chunk (and tRNS when a colour is not opaque); null for an image of
+ * more than 256 colours. A card is a few flat colours and their anti-aliased
+ * edges (about 120 colours on a general card): a quarter of the RGBA bytes
+ * for zlib, which costs far more per byte than this pass. Neighbouring pixels
+ * are mostly the same colour, so the map is only asked when the colour changes.
+ */
+function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scanlines | null {
+  const aligned = rgba.byteOffset % 4 === 0 ? rgba : rgba.slice();
+  const pixels = new Uint32Array(aligned.buffer, aligned.byteOffset, width * height);
+  const indexOf = new Map<number, number>();
+  /** The first pixel of each palette colour, in palette order. */
+  const firstPixel: number[] = [];
+  const rows = new Uint8Array((width + 1) * height);
+  let last = -1; // a Uint32 pixel is never negative
+  let lastIndex = 0;
+  let p = 0;
+  let o = 0;
+  for (let y = 0; y < height; y++) {
+    rows[o++] = FILTER_NONE;
+    for (let x = 0; x < width; x++, p++) {
+      const pixel = pixels[p]!;
+      if (pixel !== last) {
+        let index = indexOf.get(pixel);
+        if (index === undefined) {
+          if (firstPixel.length === MAX_PALETTE_SIZE) return null;
+          index = firstPixel.length;
+          indexOf.set(pixel, index);
+          firstPixel.push(p);
+        }
+        last = pixel;
+        lastIndex = index;
+      }
+      rows[o++] = lastIndex;
+    }
+  }
+  const palette = new Uint8Array(firstPixel.length * 3);
+  const alphas = new Uint8Array(firstPixel.length);
+  firstPixel.forEach((pixel, i) => {
+    palette.set(rgba.subarray(pixel * 4, pixel * 4 + 3), i * 3);
+    alphas[i] = rgba[pixel * 4 + 3]!;
+  });
+  const extraChunks = [chunk("PLTE", palette)];
+  if (alphas.some((alpha) => alpha !== 255)) extraChunks.push(chunk("tRNS", alphas));
+  return { colorType: COLOR_TYPE_INDEXED, rows, extraChunks };
+}
+
+/** The RGBA rows whole, each behind a "no filter" byte. */
+function rgbaScanlines(rgba: Uint8Array, width: number, height: number): Scanlines {
+  const stride = width * 4;
+  const rows = new Uint8Array((stride + 1) * height);
+  for (let y = 0; y < height; y++) {
+    rows[y * (stride + 1)] = FILTER_NONE;
+    rows.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  }
+  return { colorType: COLOR_TYPE_RGBA, rows, extraChunks: [] };
+}
+
+/**
+ * Encodes RGBA pixels (as resvg renders them) as an 8-bit PNG: indexed colour
+ * when the image has at most 256 colours (lossless: the palette holds the
+ * exact RGBA values), otherwise RGBA. No PNG filters: on a flat card zlib does
+ * about as well without them, which would cost a pass over every byte in JS.
  */
 export async function encodeRgbaPng(rgba: Uint8Array, width: number, height: number): Promise<Uint8Array<ArrayBuffer>> {
-  const stride = width * 4;
-  const scanlines = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    scanlines[y * (stride + 1)] = FILTER_NONE;
-    scanlines.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
-  }
+  const { colorType, rows, extraChunks } = indexedScanlines(rgba, width, height) ?? rgbaScanlines(rgba, width, height);
   const header = new Uint8Array(13);
   const view = new DataView(header.buffer);
   view.setUint32(0, width);
   view.setUint32(4, height);
-  header.set([8, COLOR_TYPE_RGBA, 0, 0, 0], 8); // bit depth, colour type, compression, filter, interlace
+  header.set([8, colorType, 0, 0, 0], 8); // bit depth, colour type, compression, filter, interlace
 
   const parts = [
     new Uint8Array(SIGNATURE),
     chunk("IHDR", header),
-    chunk("IDAT", await zlibDeflate(scanlines)),
+    ...extraChunks,
+    chunk("IDAT", await zlibDeflate(rows)),
     chunk("IEND", new Uint8Array(0)),
   ];
   const png = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));

@@ -40,12 +40,14 @@ function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
   return data instanceof Uint8Array ? data : new Uint8Array(data);
 }
 
-/** Rasterises an SVG document to PNG bytes at its own size, white background. */
+/**
+ * Rasterises an SVG document to PNG bytes at its own size. No `background`
+ * option: the card paints its own, and a second fill of every pixel is not free.
+ */
 export async function svgToPng(svg: string): Promise<PngBytes> {
   await ensureResvg();
   const resvg = new Resvg(svg, {
     fitTo: { mode: "original" },
-    background: "#ffffff",
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
   });
   let pixels: Uint8Array;
