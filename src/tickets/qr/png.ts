@@ -59,12 +59,15 @@ type Scanlines = { colorType: number; rows: Uint8Array<ArrayBuffer>; extraChunks
  */
 function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scanlines | null {
   const aligned = rgba.byteOffset % 4 === 0 ? rgba : rgba.slice();
-  const pixels = new Uint32Array(aligned.buffer, aligned.byteOffset, width * height);
-  const indexOf = new Map<number, number>();
+  // Int32, not Uint32: an opaque pixel is then a small negative integer that
+  // V8 keeps unboxed, where as a Uint32 it would be a heap number.
+  const pixels = new Int32Array(aligned.buffer, aligned.byteOffset, width * height);
+  if (pixels.length === 0) return null;
+  const indexOf = new Map<number, number>([[pixels[0]!, 0]]);
   /** The first pixel of each palette colour, in palette order. */
-  const firstPixel: number[] = [];
+  const firstPixel: number[] = [0];
   const rows = new Uint8Array((width + 1) * height);
-  let last = -1; // a Uint32 pixel is never negative
+  let last = pixels[0]!;
   let lastIndex = 0;
   let p = 0;
   let o = 0;
