@@ -1,4 +1,4 @@
-import QRCode from "qrcode-svg";
+import { create as createQr } from "qrcode";
 import { describe, expect, it } from "vitest";
 import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/tickets/qr";
 import {
@@ -176,30 +176,36 @@ describe("ticket card: SVG", () => {
 });
 
 describe("ticket card: QR code", () => {
-  it("is version 5 at level M for a 70-character token: 37×37 modules of 6 px, quiet zone 4 modules", () => {
+  it("is version 4 at level M for a 70-character token (alphanumeric mode): 33×33 modules of 6 px, quiet zone 4 modules", () => {
     const qr = buildTicketQr(TOKEN);
-    expect(qr).toMatchObject({ version: 5, moduleCount: 37, moduleSize: 6, size: (37 + 8) * 6 });
+    expect(qr).toMatchObject({ version: 4, moduleCount: 33, moduleSize: 6, size: (33 + 8) * 6 });
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
-    expect(qr.svg).toContain(`<rect x="0" y="0" width="${qr.size}" height="${qr.size}" style="fill:#ffffff;`);
+    expect(qr.svg).toContain(`<rect width="${qr.size}" height="${qr.size}" fill="#ffffff"/>`);
   });
 
   it("draws every module where the QR matrix has it: not transposed, nothing in the quiet zone", () => {
     const qr = buildTicketQr(TOKEN);
-    const reference = new QRCode({ content: TOKEN, ecl: "M", padding: 4 });
-    const modules = reference.qrcode.modules;
-    const drawn = new Set(
-      [...qr.svg.matchAll(/M(\d+),(\d+) V/g)].map((m) => `${Number(m[1]) / qr.moduleSize - 4},${Number(m[2]) / qr.moduleSize - 4}`),
-    );
+    const modules = createQr(TOKEN, { errorCorrectionLevel: "M" }).modules;
+    const drawn = new Set<string>();
+    for (const m of qr.modulesSvg.matchAll(/M(\d+) (\d+)h(\d+)v(\d+)h-(\d+)z/g)) {
+      const [x, y, width, height, back] = m.slice(1).map(Number) as [number, number, number, number, number];
+      expect([height, back, x % qr.moduleSize, width % qr.moduleSize]).toEqual([qr.moduleSize, width, 0, 0]);
+      for (let dx = 0; dx < width; dx += qr.moduleSize) {
+        const cell = `${(x + dx) / qr.moduleSize - 4},${y / qr.moduleSize - 4}`;
+        expect(drawn.has(cell), `module ${cell} drawn twice`).toBe(false);
+        drawn.add(cell);
+      }
+    }
     let dark = 0;
     for (let row = 0; row < qr.moduleCount; row++) {
       for (let col = 0; col < qr.moduleCount; col++) {
-        expect(drawn.has(`${col},${row}`)).toBe(modules[row]![col]!);
-        if (modules[row]![col]) dark++;
+        expect(drawn.has(`${col},${row}`)).toBe(Boolean(modules.get(row, col)));
+        if (modules.get(row, col)) dark++;
       }
     }
     expect(drawn.size).toBe(dark);
     // The "dark module" sits at column 8, row 4·version + 9 (next to the bottom-left finder).
-    expect(drawn.has(`8,${4 * 5 + 9}`)).toBe(true);
+    expect(drawn.has(`8,${4 * 4 + 9}`)).toBe(true);
   });
 });
