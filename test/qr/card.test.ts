@@ -1,4 +1,4 @@
-import { create as createQr } from "qrcode";
+import { create as createQr } from "qrcode/lib/core/qrcode";
 import { describe, expect, it } from "vitest";
 import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/tickets/qr";
 import {

@@ -3,7 +3,7 @@
  * right, a big diagonal CANCELLED across the card for a cancelled ticket.
  * Pure string building (no fonts, no wasm): render.ts rasterises it.
  */
-import { create as createQr } from "qrcode";
+import { create as createQr } from "qrcode/lib/core/qrcode";
 import {
   ADVANCES_BOLD,
   ADVANCES_REGULAR,
