@@ -31,7 +31,7 @@ function pixelsOf(width: number, height: number, colourOf: (p: number) => [numbe
 const distinct = (n: number): [number, number, number, number] => [n & 255, (n >> 8) & 255, (n >> 16) & 255, 255];
 
 describe("encodeRgbaPng", () => {
-  it("writes an image of at most 256 colours as indexed colour, exactly, translucent colours included", async () => {
+  it("writes an image of at most 256 colours as indexed colour, exactly, translucent colours included", () => {
     const colours: [number, number, number, number][] = [
       [255, 255, 255, 255],
       [17, 24, 39, 255],
@@ -40,32 +40,32 @@ describe("encodeRgbaPng", () => {
       [30, 58, 138, 254],
     ];
     const rgba = pixelsOf(7, 5, (p) => colours[(p * 3) % colours.length]!);
-    const png = decodeToRgba(await encodeRgbaPng(rgba, 7, 5));
+    const png = decodeToRgba(encodeRgbaPng(rgba, 7, 5));
     expect([png.width, png.height, png.depth, png.indexed, png.paletteSize]).toEqual([7, 5, 8, true, colours.length]);
     expect([...png.rgba]).toEqual([...rgba]);
   });
 
-  it("uses a palette up to exactly 256 colours and RGBA from 257 on, exact either way", async () => {
+  it("uses a palette up to exactly 256 colours and RGBA from 257 on, exact either way", () => {
     for (const [count, indexed] of [[256, true], [257, false]] as const) {
       const rgba = pixelsOf(40, 10, (p) => distinct(p % count));
-      const png = decodeToRgba(await encodeRgbaPng(rgba, 40, 10));
+      const png = decodeToRgba(encodeRgbaPng(rgba, 40, 10));
       expect(png.indexed).toBe(indexed);
       expect([...png.rgba]).toEqual([...rgba]);
     }
   });
 
-  it("keeps every pixel of a many-coloured image, alpha included (RGBA)", async () => {
+  it("keeps every pixel of a many-coloured image, alpha included (RGBA)", () => {
     const rgba = pixelsOf(20, 15, (p) => [p & 255, p >> 8, (p * 7) & 255, (p * 11 + 5) & 255]);
-    const png = decodeToRgba(await encodeRgbaPng(rgba, 20, 15));
+    const png = decodeToRgba(encodeRgbaPng(rgba, 20, 15));
     expect(png.indexed).toBe(false);
     expect([...png.rgba]).toEqual([...rgba]);
   });
 
-  it("accepts pixels that do not start on a 4-byte boundary", async () => {
+  it("accepts pixels that do not start on a 4-byte boundary", () => {
     const backing = new Uint8Array(1 + 3 * 2 * 4);
     const rgba = backing.subarray(1);
     rgba.set(pixelsOf(3, 2, (p) => distinct(p * 1000)));
-    const png = decodeToRgba(await encodeRgbaPng(rgba, 3, 2));
+    const png = decodeToRgba(encodeRgbaPng(rgba, 3, 2));
     expect([...png.rgba]).toEqual([...rgba]);
   });
 
@@ -84,7 +84,7 @@ describe("encodeRgbaPng", () => {
     const { pixels, width, height } = image;
     image.free();
     resvg.free();
-    const png = decodeToRgba(await encodeRgbaPng(pixels, width, height));
+    const png = decodeToRgba(encodeRgbaPng(pixels, width, height));
     expect([png.width, png.height, png.indexed]).toEqual([width, height, indexed]);
     expect(png.rgba.length).toBe(pixels.length);
     expect(png.rgba.every((v, i) => v === pixels[i])).toBe(true);
