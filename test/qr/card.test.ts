@@ -17,6 +17,8 @@ import {
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const TOKEN = "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.VJKE7UZEEX5N2BWWG6SC6GYZ3E";
+/** The QR code of TOKEN, as the card draws it. */
+const QR = buildTicketQr(TOKEN);
 const EVENT_STYLE: TextStyle = { fontSize: 20, weight: "regular" };
 
 const GENERAL = GENERAL_TICKET;
@@ -111,7 +113,7 @@ describe("ticket card: text helpers", () => {
 
 describe("ticket card: SVG", () => {
   it("shows museum, type, date and confirmation code for a general ticket", () => {
-    const svg = buildTicketSvg(GENERAL, TOKEN);
+    const svg = buildTicketSvg(GENERAL, QR);
     expect(svg.startsWith(`<svg xmlns="http://www.w3.org/2000/svg" width="${CARD.width}" height="${CARD.height}"`)).toBe(true);
     expect(svg).not.toContain("<?xml");
     expect(texts(svg)).toEqual([
@@ -125,7 +127,7 @@ describe("ticket card: SVG", () => {
   });
 
   it("shows the event name on an event ticket, and never on a general one", () => {
-    expect(texts(buildTicketSvg(EVENT, TOKEN))).toEqual([
+    expect(texts(buildTicketSvg(EVENT, QR))).toEqual([
       MUSEUM_NAME.toUpperCase(),
       "Special event",
       "Tue 5 Sep 2023",
@@ -133,21 +135,21 @@ describe("ticket card: SVG", () => {
       "CONFIRMATION CODE",
       "ticket-event-9c55eg-8v82a",
     ]);
-    expect(texts(buildTicketSvg({ ...GENERAL, eventName: "Should not show" }, TOKEN))).not.toContain("Should not show");
+    expect(texts(buildTicketSvg({ ...GENERAL, eventName: "Should not show" }, QR))).not.toContain("Should not show");
   });
 
   it("wraps and ellipsizes a 200-character event name", () => {
     const text = cardText({ ...EVENT, eventName: LONG_NAME });
     expect(text.eventLines).toHaveLength(3);
     expect(text.eventLines[2]!.endsWith("\u2026")).toBe(true);
-    const svg = buildTicketSvg({ ...EVENT, eventName: LONG_NAME }, TOKEN);
+    const svg = buildTicketSvg({ ...EVENT, eventName: LONG_NAME }, QR);
     for (const line of text.eventLines) expect(texts(svg)).toContain(line);
     expect(svg).not.toContain(LONG_NAME);
   });
 
   it("XML-escapes every piece of text", () => {
     const hostile = { ...EVENT, eventName: `</text><script>alert("x")</script> & 'more'\u0000`, confirmationCode: "a<b>&c" };
-    const svg = buildTicketSvg(hostile, TOKEN);
+    const svg = buildTicketSvg(hostile, QR);
     expect(svg.includes("<script>")).toBe(false);
     expect(svg.includes("\u0000")).toBe(false);
     expect(svg.includes("&#60;/text&#62;&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;")).toBe(true);
@@ -160,8 +162,8 @@ describe("ticket card: SVG", () => {
 
   it("says CANCELLED across the card only when the ticket is cancelled", () => {
     for (const ticket of [GENERAL, EVENT]) {
-      expect(buildTicketSvg(ticket, TOKEN).includes("CANCELLED")).toBe(false);
-      const svg = buildTicketSvg({ ...ticket, cancelled: true }, TOKEN);
+      expect(buildTicketSvg(ticket, QR).includes("CANCELLED")).toBe(false);
+      const svg = buildTicketSvg({ ...ticket, cancelled: true }, QR);
       expect(texts(svg)).toContain("CANCELLED");
       expect(/<g transform="rotate\(-20 360 160\)"><text [^>]*>CANCELLED<\/text><\/g>/.test(svg)).toBe(true);
       const size = Number(/font-size="(\d+)"[^>]*>CANCELLED/.exec(svg)![1]);
@@ -181,18 +183,24 @@ describe("ticket card: QR code", () => {
     expect(qr).toMatchObject({ version: 4, moduleCount: 33, moduleSize: 6, size: (33 + 8) * 6 });
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
-    expect(qr.svg).toContain(`<rect width="${qr.size}" height="${qr.size}" fill="#ffffff"/>`);
+    const quiet = 4 * qr.moduleSize;
+    for (const run of qr.runs) {
+      expect(run.x).toBeGreaterThanOrEqual(qr.x + quiet);
+      expect(run.x + run.width).toBeLessThanOrEqual(qr.x + qr.size - quiet);
+      expect(run.y).toBeGreaterThanOrEqual(qr.y + quiet);
+      expect(run.y + qr.moduleSize).toBeLessThanOrEqual(qr.y + qr.size - quiet);
+    }
   });
 
   it("draws every module where the QR matrix has it: not transposed, nothing in the quiet zone", () => {
     const qr = buildTicketQr(TOKEN);
     const modules = createQr(TOKEN, { errorCorrectionLevel: "M" }).modules;
     const drawn = new Set<string>();
-    for (const m of qr.modulesSvg.matchAll(/M(\d+) (\d+)h(\d+)v(\d+)h-(\d+)z/g)) {
-      const [x, y, width, height, back] = m.slice(1).map(Number) as [number, number, number, number, number];
-      expect([height, back, x % qr.moduleSize, width % qr.moduleSize]).toEqual([qr.moduleSize, width, 0, 0]);
+    for (const { x, y, width } of qr.runs) {
+      expect([(x - qr.x) % qr.moduleSize, (y - qr.y) % qr.moduleSize, width % qr.moduleSize]).toEqual([0, 0, 0]);
+      expect(width).toBeGreaterThan(0);
       for (let dx = 0; dx < width; dx += qr.moduleSize) {
-        const cell = `${(x + dx) / qr.moduleSize - 4},${y / qr.moduleSize - 4}`;
+        const cell = `${(x - qr.x + dx) / qr.moduleSize - 4},${(y - qr.y) / qr.moduleSize - 4}`;
         expect(drawn.has(cell), `module ${cell} drawn twice`).toBe(false);
         drawn.add(cell);
       }

@@ -1,7 +1,8 @@
 /**
- * The ticket card as SVG: the QR code on the left, human-readable lines on the
- * right, a big diagonal CANCELLED across the card for a cancelled ticket.
- * Pure string building (no fonts, no wasm): render.ts rasterises it.
+ * The ticket card: the QR code on the left, human-readable lines on the right,
+ * a big diagonal CANCELLED across the card for a cancelled ticket. Everything
+ * but the QR code's dark modules is SVG (pure string building, no fonts, no
+ * wasm); render.ts rasterises it and paints the modules into the pixels.
  */
 import { create as createQr } from "qrcode/lib/core/qrcode";
 import {
@@ -180,16 +181,17 @@ export function formatTicketDate(date: string): string {
 // ---------------------------------------------------------------------------
 // QR code
 
+/** A horizontal run of dark modules: card pixels, one module high. */
+export type QrRun = { x: number; y: number; width: number };
+
 export type TicketQr = {
-  /** The code as SVG elements (white quiet zone + one path), already translated into place. */
-  svg: string;
-  /** The dark modules alone (one <path>), translated into place. */
-  modulesSvg: string;
+  /** The dark modules, as runs along each row, in card pixels. */
+  runs: QrRun[];
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
   moduleSize: number;
-  /** Side of the drawn square including the quiet zone, in pixels. */
+  /** Side of the square including the quiet zone, and its top-left corner, in card pixels. */
   size: number;
   x: number;
   y: number;
@@ -202,12 +204,12 @@ export type TicketQr = {
  * - qrcode (node-qrcode) picks the encoding mode per segment: a token is all
  *   QR-alphanumeric, 5.5 bits a character, which fits version 4 at level M.
  *   It chooses the mask by the standard's penalty rules, once per code (about
- *   a quarter of the CPU qrcode-svg spent rebuilding the matrix for each mask).
- * - Modules are drawn at (column, row) of the matrix: the standard orientation.
- * - Dark modules become one path of horizontal runs (one rectangle per run of
- *   adjacent dark modules in a row): less for resvg to parse and fill than a
- *   square per module. The group is translated into place rather than nested
- *   in an `<svg viewBox>`: resvg clips a nested `<svg>` with a full-canvas mask.
+ *   a third of the CPU qrcode-svg spent rebuilding the matrix for each mask).
+ * - Module (row, column) of the matrix is at x = column, y = row: the standard
+ *   orientation.
+ * - The dark modules are runs along each row, which render.ts paints straight
+ *   into the pixels: as an SVG path, resvg spent more parsing and
+ *   anti-aliasing them than everything else on the left half of the card.
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
@@ -217,7 +219,7 @@ export function buildTicketQr(token: string): TicketQr {
   const size = moduleSize * (moduleCount + 2 * qrQuietZone);
   const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
   const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  let path = "";
+  const runs: QrRun[] = [];
   for (let row = 0; row < moduleCount; row++) {
     for (let col = 0; col < moduleCount; ) {
       if (!qr.modules.get(row, col)) {
@@ -226,14 +228,14 @@ export function buildTicketQr(token: string): TicketQr {
       }
       const start = col;
       while (col < moduleCount && qr.modules.get(row, col)) col++;
-      const run = (col - start) * moduleSize;
-      path += `M${(start + qrQuietZone) * moduleSize} ${(row + qrQuietZone) * moduleSize}h${run}v${moduleSize}h-${run}z`;
+      runs.push({
+        x: x + (start + qrQuietZone) * moduleSize,
+        y: y + (row + qrQuietZone) * moduleSize,
+        width: (col - start) * moduleSize,
+      });
     }
   }
-  const modules = `<path d="${path}" fill="#000000"/>`;
-  const svg = `<g transform="translate(${x} ${y})"><rect width="${size}" height="${size}" fill="#ffffff"/>${modules}</g>`;
-  const modulesSvg = `<g transform="translate(${x} ${y})">${modules}</g>`;
-  return { svg, modulesSvg, version: qr.version, moduleCount, moduleSize, size, x, y };
+  return { runs, version: qr.version, moduleCount, moduleSize, size, x, y };
 }
 
 // ---------------------------------------------------------------------------
@@ -277,17 +279,18 @@ function textElement(x: number, y: number, text: string, style: TextStyle, fill:
   return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}"${extra}>${escapeXml(text)}</text>`;
 }
 
-/** The whole card as an SVG document (CARD.width × CARD.height). */
-export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
+/**
+ * The card as an SVG document (CARD.width × CARD.height), all but the QR code's
+ * dark modules (qr.runs), which go on top of it: render.ts paints them.
+ */
+export function buildTicketSvg(ticket: TicketImageInput, qr: TicketQr): string {
   const { width, height, textX } = CARD;
   const text = cardText(ticket);
-  const qr = buildTicketQr(token);
   const border = ticket.cancelled ? COLORS.void : COLORS.border;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
-    qr.svg,
     `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
     textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
     textElement(textX, 104, text.type, STYLES.type, COLORS.ink),
@@ -298,7 +301,7 @@ export function buildTicketSvg(ticket: TicketImageInput, token: string): string 
     textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
     textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
   );
-  if (ticket.cancelled) parts.push(voidStamp(), qrOverStamp(qr));
+  if (ticket.cancelled) parts.push(voidStamp(), qrVeil(qr));
   parts.push("</svg>");
   return parts.join("");
 }
@@ -338,14 +341,11 @@ function voidStamp(): string {
 }
 
 /**
- * Over the stamp, the QR code again: its square veiled in white (the stamp shows
- * through, faint) and its modules solid black, so the code still scans. A void
- * ticket stays readable on purpose: the gate looks the ticket up, sees it is
- * cancelled and refuses it with a reason (docs/ticket-image.md).
+ * Over the stamp, the QR code's square veiled in white (the stamp shows
+ * through, faint); its modules go on top, solid black, so the code still
+ * scans. A void ticket stays readable on purpose: the gate looks the ticket
+ * up, sees it is cancelled and refuses it with a reason (docs/ticket-image.md).
  */
-function qrOverStamp(qr: TicketQr): string {
-  return (
-    `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>` +
-    qr.modulesSvg
-  );
+function qrVeil(qr: TicketQr): string {
+  return `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>`;
 }
