@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where a first ticket-image render's CPU goes, inside workerd.
 //
-//   node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE]
+//   node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]
 //
 // Builds the Worker as `wrangler deploy` would, seeds a throw-away local D1
 // with general tickets and serves the bundle with Miniflare directly (workerd,
@@ -22,11 +22,16 @@
 //    work with no JS frame on the stack. The samples are wall time of the
 //    isolate's thread (inflated when the machine is busy), so only their
 //    shares are used, scaled to the median CPU of step 1.
+//
+// --against DIR: another checkout of the project (with its node_modules), for
+// a before/after: its Worker is built and served the same way at the same
+// time, and step 1 alternates between the two servers request by request, so
+// the machine's changing load falls on both alike.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UsageError, log, museumTimeZone, parseArgs, runMain, todayIn } from "../scripts/lib/common.mjs";
+import { UsageError, log, museumTimeZone, parseArgs, runMain, runWrangler, todayIn } from "../scripts/lib/common.mjs";
 import { buildBundle } from "./build.mjs";
 import { DirectMiniflare } from "./direct.mjs";
 import { percentile } from "./load.mjs";
@@ -46,16 +51,28 @@ const OUTSIDE = "request around the render (routing, auth, D1, cache)";
 const NATIVE = "native, no JS frame (deflate, wasm compile)";
 const GC = "garbage collector";
 
-/** CPU time of this process's workerd children, all threads, in ms (ns resolution, from schedstat). */
-function workerdCpuMs() {
-  let ns = 0;
+/** The workerd processes this process started (Miniflare's runtimes). */
+function ownWorkerdPids() {
+  const pids = [];
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const close = stat.lastIndexOf(")");
       if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd") continue;
-      if (Number(stat.slice(close + 2).split(" ")[1]) !== process.pid) continue;
+      if (Number(stat.slice(close + 2).split(" ")[1]) === process.pid) pids.push(pid);
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** CPU time of these processes, all threads, in ms (ns resolution, from schedstat). */
+function cpuMsOf(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    try {
       for (const task of readdirSync(`/proc/${pid}/task`)) {
         ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
       }
@@ -108,53 +125,79 @@ function addSelfTimes(into, profile) {
   }
 }
 
+/** Builds a checkout's Worker, seeds its own local D1 and serves it; measures its first fetches. */
+async function startSubject({ label, work, configDir, tickets, inspect }) {
+  const outdir = join(work, `${label}-dist`);
+  const bundle = configDir
+    ? (runWrangler(["deploy", "--dry-run", "--outdir", outdir, "--env", "", "--config", join(configDir, "wrangler.toml")], { capture: true }),
+      { script: join(outdir, "index.js") })
+    : buildBundle(outdir);
+  const persistTo = join(work, `${label}-d1`);
+  const db = seedDatabase({ persistTo, today: todayIn(museumTimeZone()), events: 1, tickets });
+  const auth = `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`;
+  const running = new Set(ownWorkerdPids());
+  const server = await new DirectMiniflare({
+    script: bundle.script,
+    persistTo,
+    secrets: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
+    inspect,
+  }).start();
+  const pids = ownWorkerdPids().filter((pid) => !running.has(pid));
+  const fetchImage = async (id) => {
+    const res = await fetch(`${server.base}/v1.1/tickets/${id}/qr`, { headers: { Authorization: auth } });
+    const body = new Uint8Array(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`${label}: GET /qr answered ${res.status}`);
+    return body;
+  };
+  const cpuOf = async (id) => {
+    const before = cpuMsOf(pids);
+    const body = await fetchImage(id);
+    return { ms: cpuMsOf(pids) - before, body };
+  };
+  return { label, server, ids: [...db.ticketIds], cachedId: db.ticketIds[0], fetchImage, cpuOf };
+}
+
 async function main(argv) {
-  const args = parseArgs(argv, { options: ["renders", "warmup", "interval", "json", "top"] });
+  const args = parseArgs(argv, { options: ["renders", "warmup", "interval", "json", "top", "against"] });
   const renders = Number(args.options.renders ?? 40);
   const interval = Number(args.options.interval ?? 50);
   const warmups = Number(args.options.warmup ?? 40);
   if (!Number.isInteger(renders) || renders < 2) throw new UsageError("--renders must be an integer ≥ 2");
+  if (args.options.against && !existsSync(join(args.options.against, "wrangler.toml"))) {
+    throw new UsageError("--against needs a checkout of this project (a directory with wrangler.toml and node_modules)");
+  }
   const work = mkdtempSync(join(tmpdir(), "museum-render-breakdown-"));
-  let server;
+  const subjects = [];
   try {
-    log("==> building the Worker");
-    const bundle = buildBundle(join(work, "dist"));
-    log(`==> seeding ${renders} tickets`);
-    const today = todayIn(museumTimeZone());
-    const db = seedDatabase({ persistTo: join(work, "d1"), today, events: 1, tickets: warmups + 2 * renders + 1 });
-    const auth = `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`;
-    server = await new DirectMiniflare({
-      script: bundle.script,
-      persistTo: join(work, "d1"),
-      secrets: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
-      inspect: true,
-    }).start();
-    const inspector = server.inspector;
+    const tickets = warmups + 2 * renders + 1;
+    log("==> building, seeding and serving the Worker");
+    subjects.push(await startSubject({ label: "this checkout", work, tickets, inspect: true }));
+    if (args.options.against) {
+      log(`==> the same for ${args.options.against}`);
+      subjects.push(await startSubject({ label: args.options.against, work, configDir: args.options.against, tickets, inspect: false }));
+    }
+    const [self] = subjects;
+    const inspector = self.server.inspector;
     if (!inspector) throw new Error("could not attach to the Worker's inspector");
 
-    const fetchImage = async (id) => {
-      const res = await fetch(`${server.base}/v1.1/tickets/${id}/qr`, { headers: { Authorization: auth } });
-      const body = new Uint8Array(await res.arrayBuffer());
-      if (res.status !== 200) throw new Error(`GET /qr answered ${res.status}`);
-      return body;
+    // With --against, each step alternates between the two servers request by
+    // request, so the machine's changing load falls on both alike.
+    const each = async (count, pickId) => {
+      const out = subjects.map(() => []);
+      for (let i = 0; i < count; i += 1) {
+        for (const [n, subject] of subjects.entries()) out[n].push(await subject.cpuOf(pickId(subject)));
+      }
+      return out;
     };
-    const cpuOf = async (request) => {
-      const before = workerdCpuMs();
-      const body = await request();
-      return { ms: workerdCpuMs() - before, body };
-    };
-    const ids = [...db.ticketIds];
     log("==> the first image fetch of a fresh isolate, then first fetches of other tickets, unprofiled");
-    const fresh = await cpuOf(() => fetchImage(ids.shift()));
+    const fresh = await each(1, (s) => s.ids.shift());
     // V8 compiles resvg's wasm lazily and tiers hot functions up on background
     // threads (counted in the process's CPU): the first few dozen renders of
     // an isolate cost up to 5× a warm one.
-    const warmup = [];
-    for (const id of ids.splice(0, warmups)) warmup.push((await cpuOf(() => fetchImage(id))).ms);
-    const cpu = [];
-    for (const id of ids.splice(0, renders)) cpu.push((await cpuOf(() => fetchImage(id))).ms);
-    const cached = [];
-    for (let i = 0; i < renders; i += 1) cached.push((await cpuOf(() => fetchImage(db.ticketIds[1]))).ms);
+    const warmup = await each(warmups, (s) => s.ids.shift());
+    const first = await each(renders, (s) => s.ids.shift());
+    const cached = await each(renders, (s) => s.cachedId);
+    const ids = self.ids;
 
     log(`==> ${renders} more first fetches, each profiled (sampling every ${interval} µs)`);
     await inspector.send("Profiler.enable");
@@ -163,14 +206,16 @@ async function main(argv) {
     const selfTimes = new Map();
     for (const id of ids) {
       await inspector.send("Profiler.start");
-      await fetchImage(id);
+      await self.fetchImage(id);
       const { profile } = await inspector.send("Profiler.stop");
       for (const [part, ms] of Object.entries(classify(profile))) sampled[part] = (sampled[part] ?? 0) + ms;
       if (args.options.top) addSelfTimes(selfTimes, profile);
     }
 
     const sorted = (xs) => [...xs].sort((a, b) => a - b);
-    const firstMs = percentile(sorted(cpu), 50);
+    const ms = (results) => results.map((r) => r.ms);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const firstMs = percentile(sorted(ms(first[0])), 50);
     const parts = [...PARTS.map((p) => p.part), NATIVE, GC, OUTSIDE];
     const lines = [
       "| part | share of the samples | ms of a first fetch's CPU |",
@@ -180,17 +225,23 @@ async function main(argv) {
         return `| ${part} | ${(share * 100).toFixed(1)} % | ${(share * firstMs).toFixed(2)} |`;
       }),
     ];
-    const png = fresh.body.length;
+    const cpuLines = subjects.flatMap((subject, n) => {
+      const q = (p) => percentile(sorted(ms(first[n])), p).toFixed(2);
+      return [
+        `${subject.label}: PNG ${fresh[n][0].body.length} bytes`,
+        `  first fetch in a fresh isolate (initWasm, wasm tier-up):  ${fresh[n][0].ms.toFixed(2)} ms`,
+        `  the next ${warmups} first fetches (tier-up), mean:           ${mean(ms(warmup[n])).toFixed(2)} ms`,
+        `  then first fetches of a ticket, p10 / p50 / p90 of ${renders}:   ${q(10)} / ${q(50)} / ${q(90)} ms`,
+        `  cached fetches, median of ${renders}:                       ${percentile(sorted(ms(cached[n])), 50).toFixed(2)} ms`,
+      ];
+    });
     process.stdout.write(
       [
         "",
-        `Worker CPU (workerd process, all threads, /proc schedstat) of GET /v1.1/tickets/{id}/qr; PNG ${png} bytes:`,
-        `  first fetch in a fresh isolate (initWasm, wasm tier-up):  ${fresh.ms.toFixed(2)} ms`,
-        `  the next ${warmup.length} first fetches (tier-up), mean:            ${(warmup.reduce((a, b) => a + b, 0) / Math.max(1, warmup.length)).toFixed(2)} ms`,
-        `  then first fetch of a ticket, median of ${cpu.length} (p90):            ${firstMs.toFixed(2)} ms (${percentile(sorted(cpu), 90).toFixed(2)})`,
-        `  cached fetch of a ticket, median of ${cached.length}:                 ${percentile(sorted(cached), 50).toFixed(2)} ms`,
+        "Worker CPU (workerd process, all threads, /proc schedstat) of GET /v1.1/tickets/{id}/qr",
+        ...cpuLines,
         "",
-        `Where a first fetch's CPU goes: the V8 profile's samples of ${renders} more first fetches, by part, scaled to the median above`,
+        `Where a first fetch's CPU goes (this checkout): the V8 profile's samples of ${renders} more first fetches, by part, scaled to the median above`,
         "",
         ...lines,
         "",
@@ -202,13 +253,21 @@ async function main(argv) {
       for (const [name, ms] of top) process.stdout.write(`  ${(ms / renders).toFixed(3).padStart(8)}  ${name}\n`);
     }
     if (args.options.json) {
-      const json = { interval, png, freshMs: fresh.ms, warmupMs: warmup, firstMs: cpu, cachedMs: cached, sampledMs: sampled };
+      const json = subjects.map((subject, n) => ({
+        label: subject.label,
+        png: fresh[n][0].body.length,
+        freshMs: fresh[n][0].ms,
+        warmupMs: ms(warmup[n]),
+        firstMs: ms(first[n]),
+        cachedMs: ms(cached[n]),
+        ...(n === 0 ? { interval, sampledMs: sampled } : {}),
+      }));
       writeFileSync(args.options.json, JSON.stringify(json, null, 2));
     }
   } finally {
-    await server?.stop();
+    for (const subject of subjects) await subject.server.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-runMain(main, "usage: node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE]");
+runMain(main, "usage: node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]");
