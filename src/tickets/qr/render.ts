@@ -1,6 +1,8 @@
 /**
- * Rasterises the ticket card with resvg-wasm. The wasm module and the Inter
- * fonts are bundled (wrangler: `*.wasm` as a compiled module, `*.ttf` as data).
+ * Renders the ticket card: resvg-wasm rasterises its SVG, the QR code's
+ * modules are painted into the pixels, png.ts encodes them. The wasm module
+ * and the Inter fonts are bundled (wrangler: `*.wasm` as a compiled module,
+ * `*.ttf` as data).
  */
 import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
