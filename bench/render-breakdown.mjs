@@ -39,7 +39,7 @@ import { seedDatabase } from "./seed.mjs";
 
 /** Parts of a render, by the function whose frames (and callees) they are. Innermost match wins. */
 const PARTS = [
-  { part: "QR code (matrix, module runs, painting)", functions: ["buildTicketQr", "paintQrModules"] },
+  { part: "QR matrix and QR SVG", functions: ["buildTicketQr"] },
   { part: "card SVG (text fitting)", functions: ["buildTicketSvg"] },
   { part: "resvg: parse, fonts into wasm, text layout", functions: ["Resvg", "_Resvg"], url: "resvg" },
   { part: "resvg: rasterise", functions: ["render"], url: "resvg" },

@@ -4,7 +4,6 @@ import { Resvg } from "@resvg/resvg-wasm";
 import { convertIndexedToRgb, decode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import { buildTicketSvg, ensureResvg, type TicketImageInput } from "../../src/tickets/qr";
-import { buildTicketQr } from "../../src/tickets/qr/card";
 import { encodeRgbaPng } from "../../src/tickets/qr/png";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
@@ -77,7 +76,7 @@ describe("encodeRgbaPng", () => {
   ];
   it.each(cards)("is lossless on a real %s ticket card rendered with the card's fonts", async (_, ticket, indexed) => {
     await ensureResvg();
-    const resvg = new Resvg(buildTicketSvg(ticket, buildTicketQr("MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.4TVA26OWNE35ESWS27IV4U4MVQ")), {
+    const resvg = new Resvg(buildTicketSvg(ticket, "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.4TVA26OWNE35ESWS27IV4U4MVQ"), {
       background: "#ffffff",
       font: { fontBuffers: [new Uint8Array(interRegular), new Uint8Array(interBold)], defaultFontFamily: "Inter" },
     });

@@ -34,8 +34,8 @@ async function renderAndScan(ticket: TicketImageInput) {
   const code = decodeQrPng(png);
   expect(code, "jsQR found no QR code in the PNG").not.toBeNull();
   expect(code!.data).toBe(token);
-  expect(code!.version).toBe(4);
-  expect(code!.chunks.map((c) => c.type)).toEqual(["alphanumeric"]);
+  expect(code!.version).toBe(5);
+  expect(code!.chunks.map((c) => c.type)).toEqual(["byte"]);
   expect([code!.width, code!.height]).toEqual([CARD.width, CARD.height]);
   const verified = await verifyTicketToken(code!.data, KEYS);
   expect(verified).toEqual({

@@ -1,10 +1,9 @@
 /**
- * The ticket card: the QR code on the left, human-readable lines on the right,
- * a big diagonal CANCELLED across the card for a cancelled ticket. Everything
- * but the QR code's dark modules is SVG (pure string building, no fonts, no
- * wasm); render.ts rasterises it and paints the modules into the pixels.
+ * The ticket card as SVG: the QR code on the left, human-readable lines on the
+ * right, a big diagonal CANCELLED across the card for a cancelled ticket.
+ * Pure string building (no fonts, no wasm): render.ts rasterises it.
  */
-import { create as createQr } from "qrcode/lib/core/qrcode";
+import QRCode from "qrcode-svg";
 import {
   ADVANCES_BOLD,
   ADVANCES_REGULAR,
@@ -17,7 +16,7 @@ import {
 import type { TicketType } from "./token";
 
 /** Bump whenever the card's look changes: it is part of the image's ETag. */
-export const TICKET_IMAGE_LAYOUT_VERSION = 2;
+export const TICKET_IMAGE_LAYOUT_VERSION = 1;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -181,17 +180,16 @@ export function formatTicketDate(date: string): string {
 // ---------------------------------------------------------------------------
 // QR code
 
-/** A horizontal run of dark modules: card pixels, one module high. */
-export type QrRun = { x: number; y: number; width: number };
-
 export type TicketQr = {
-  /** The dark modules, as runs along each row, in card pixels. */
-  runs: QrRun[];
+  /** The code as SVG elements (white quiet zone + one path), already translated into place. */
+  svg: string;
+  /** The dark modules alone (one <path>), translated into place. */
+  modulesSvg: string;
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
   moduleSize: number;
-  /** Side of the square including the quiet zone, and its top-left corner, in card pixels. */
+  /** Side of the drawn square including the quiet zone, in pixels. */
   size: number;
   x: number;
   y: number;
@@ -201,41 +199,39 @@ export type TicketQr = {
  * The token as a QR code centred in the card's QR box, with whole-pixel modules
  * so the PNG has crisp edges.
  *
- * - qrcode (node-qrcode) picks the encoding mode per segment: a token is all
- *   QR-alphanumeric, 5.5 bits a character, which fits version 4 at level M.
- *   It chooses the mask by the standard's penalty rules, once per code (about
- *   a third of the CPU qrcode-svg spent rebuilding the matrix for each mask).
- * - Module (row, column) of the matrix is at x = column, y = row: the standard
- *   orientation.
- * - The dark modules are runs along each row, which render.ts paints straight
- *   into the pixels: as an SVG path, resvg spent more parsing and
- *   anti-aliasing them than everything else on the left half of the card.
+ * - qrcode-svg always encodes in byte mode (8 bits a character, whatever the
+ *   content) and picks the smallest version that fits at the chosen level.
+ * - `swap: true` draws modules[row][col] at (col, row). Without it qrcode-svg
+ *   draws the code transposed (a mirror image), which lenient decoders accept
+ *   but a strict gate scanner may not.
+ * - `container: "none"` inside a translated <g>, not a nested <svg viewBox>:
+ *   resvg clips a nested <svg> with a full-canvas mask, which cost ~4 ms a render.
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
-  const qr = createQr(token, { errorCorrectionLevel: qrEcl });
-  const moduleCount = qr.modules.size;
+  const qr = new QRCode({
+    content: token,
+    ecl: qrEcl,
+    padding: qrQuietZone,
+    join: true,
+    swap: true,
+    container: "none",
+    xmlDeclaration: false,
+    pretty: false,
+    color: "#000000",
+    background: "#ffffff",
+  });
+  const moduleCount = qr.qrcode.getModuleCount();
   const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
   const size = moduleSize * (moduleCount + 2 * qrQuietZone);
+  qr.options.width = size;
+  qr.options.height = size;
   const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
   const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  const runs: QrRun[] = [];
-  for (let row = 0; row < moduleCount; row++) {
-    for (let col = 0; col < moduleCount; ) {
-      if (!qr.modules.get(row, col)) {
-        col++;
-        continue;
-      }
-      const start = col;
-      while (col < moduleCount && qr.modules.get(row, col)) col++;
-      runs.push({
-        x: x + (start + qrQuietZone) * moduleSize,
-        y: y + (row + qrQuietZone) * moduleSize,
-        width: (col - start) * moduleSize,
-      });
-    }
-  }
-  return { runs, version: qr.version, moduleCount, moduleSize, size, x, y };
+  const elements = qr.svg({ container: "none" });
+  const svg = `<g transform="translate(${x} ${y})">${elements}</g>`;
+  const modulesSvg = `<g transform="translate(${x} ${y})">${elements.slice(elements.indexOf("<path"))}</g>`;
+  return { svg, modulesSvg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
 }
 
 // ---------------------------------------------------------------------------
@@ -279,18 +275,17 @@ function textElement(x: number, y: number, text: string, style: TextStyle, fill:
   return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}"${extra}>${escapeXml(text)}</text>`;
 }
 
-/**
- * The card as an SVG document (CARD.width × CARD.height), all but the QR code's
- * dark modules (qr.runs), which go on top of it: render.ts paints them.
- */
-export function buildTicketSvg(ticket: TicketImageInput, qr: TicketQr): string {
+/** The whole card as an SVG document (CARD.width × CARD.height). */
+export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
   const { width, height, textX } = CARD;
   const text = cardText(ticket);
+  const qr = buildTicketQr(token);
   const border = ticket.cancelled ? COLORS.void : COLORS.border;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
+    qr.svg,
     `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
     textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
     textElement(textX, 104, text.type, STYLES.type, COLORS.ink),
@@ -301,7 +296,7 @@ export function buildTicketSvg(ticket: TicketImageInput, qr: TicketQr): string {
     textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
     textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
   );
-  if (ticket.cancelled) parts.push(voidStamp(), qrVeil(qr));
+  if (ticket.cancelled) parts.push(voidStamp(), qrOverStamp(qr));
   parts.push("</svg>");
   return parts.join("");
 }
@@ -341,11 +336,14 @@ function voidStamp(): string {
 }
 
 /**
- * Over the stamp, the QR code's square veiled in white (the stamp shows
- * through, faint); its modules go on top, solid black, so the code still
- * scans. A void ticket stays readable on purpose: the gate looks the ticket
- * up, sees it is cancelled and refuses it with a reason (docs/ticket-image.md).
+ * Over the stamp, the QR code again: its square veiled in white (the stamp shows
+ * through, faint) and its modules solid black, so the code still scans. A void
+ * ticket stays readable on purpose: the gate looks the ticket up, sees it is
+ * cancelled and refuses it with a reason (docs/ticket-image.md).
  */
-function qrVeil(qr: TicketQr): string {
-  return `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>`;
+function qrOverStamp(qr: TicketQr): string {
+  return (
+    `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>` +
+    qr.modulesSvg
+  );
 }
