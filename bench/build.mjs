@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { runWrangler } from "../scripts/lib/common.mjs";
+import { runWrangler } from "../tools/lib/wrangler.mjs";
 
 /** Builds the Worker as `wrangler deploy` would; returns sizes. */
 export function buildBundle(outdir, { minify = false } = {}) {

@@ -7,14 +7,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { freePort, ROOT } from "../scripts/lib/common.mjs";
+import { freePort } from "../tools/lib/ports.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 import { Inspector } from "./inspector.mjs";
 
 const require = createRequire(join(ROOT, "package.json"));
 const CLK_TCK = 100;
 
 /** workerd processes started by this Node process (Miniflare's runtime). */
-function ownWorkerd() {
+export function ownWorkerd() {
   const out = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;

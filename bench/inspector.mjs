@@ -8,7 +8,7 @@
 // JS heap with it, to tell the Worker's own memory from workerd's RSS.
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { ROOT } from "../scripts/lib/common.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 
 const require = createRequire(join(ROOT, "package.json"));
 

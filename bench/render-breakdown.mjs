@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Where a first ticket-image render's CPU goes, inside workerd.
+// Where a first ticket-image render's CPU goes, inside workerd. A phase of
+// `npm run bench` (bench/run.mjs, its table by bench/report.mjs), and a
+// command of its own for before/after comparisons:
 //
 //   node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]
 //
@@ -27,46 +29,33 @@
 // a before/after: its Worker is built and served the same way at the same
 // time, and step 1 alternates between the two servers request by request, so
 // the machine's changing load falls on both alike.
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { UsageError, log, museumTimeZone, parseArgs, runMain, runWrangler, todayIn } from "../scripts/lib/common.mjs";
-import { buildBundle } from "./build.mjs";
-import { DirectMiniflare } from "./direct.mjs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { ROOT, runWrangler } from "../tools/lib/wrangler.mjs";
+import { DirectMiniflare, ownWorkerd } from "./direct.mjs";
 import { percentile } from "./load.mjs";
+import { renderCostSection } from "./report.mjs";
 import { seedDatabase } from "./seed.mjs";
 
 /** Parts of a render, by the function whose frames (and callees) they are. Innermost match wins. */
 const PARTS = [
-  { part: "QR matrix and QR SVG", functions: ["buildTicketQr"] },
+  { part: "QR matrix and QR SVG (qrcode-svg)", functions: ["buildTicketQr"] },
   { part: "card SVG (text fitting)", functions: ["buildTicketSvg"] },
   { part: "resvg: parse, fonts into wasm, text layout", functions: ["Resvg", "_Resvg"], url: "resvg" },
   { part: "resvg: rasterise", functions: ["render"], url: "resvg" },
   { part: "pixels out of wasm", functions: ["get pixels", "pixels"], url: "resvg" },
-  { part: "PNG encode (JS side)", functions: ["encodePng", "encodeRgbaPng", "toPngPixels", "zlibDeflate", "crc32", "chunk"] },
+  { part: "PNG encode (palette pass, deflate)", functions: ["encodeRgbaPng"] },
   { part: "resvg: initWasm", functions: ["initWasm", "ensureResvg", "__wbg_init", "__wbg_finalize_init"] },
 ];
 const OUTSIDE = "request around the render (routing, auth, D1, cache)";
-const NATIVE = "native, no JS frame (deflate, wasm compile)";
+const NATIVE = "native code with no JS frame";
 const GC = "garbage collector";
-
-/** The workerd processes this process started (Miniflare's runtimes). */
-function ownWorkerdPids() {
-  const pids = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (stat.slice(stat.indexOf("(") + 1, close) !== "workerd") continue;
-      if (Number(stat.slice(close + 2).split(" ")[1]) === process.pid) pids.push(pid);
-    } catch {
-      // gone
-    }
-  }
-  return pids;
-}
 
 /** CPU time of these processes, all threads, in ms (ns resolution, from schedstat). */
 function cpuMsOf(pids) {
@@ -83,6 +72,7 @@ function cpuMsOf(pids) {
   return ns / 1e6;
 }
 
+/** Sampled ms of one V8 profile by part of the render (and `total`). */
 function classify(profile) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
@@ -125,24 +115,28 @@ function addSelfTimes(into, profile) {
   }
 }
 
+/**
+ * Builds a checkout's Worker as `wrangler deploy` would (its /docs assets
+ * copied first, as before every build), unminified so the profile keeps the
+ * function names; returns the script's path.
+ */
+function buildCheckout(dir, outdir) {
+  const docsAssets = join(dir, "scripts", "docs-assets.mjs");
+  if (existsSync(docsAssets)) execFileSync(process.execPath, [docsAssets], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  runWrangler(["deploy", "--dry-run", "--outdir", outdir, "--env", "", "--config", join(dir, "wrangler.toml")], { capture: true });
+  return join(outdir, "index.js");
+}
+
 /** Builds a checkout's Worker, seeds its own local D1 and serves it; measures its first fetches. */
-async function startSubject({ label, work, configDir, tickets, inspect }) {
-  const outdir = join(work, `${label}-dist`);
-  const bundle = configDir
-    ? (runWrangler(["deploy", "--dry-run", "--outdir", outdir, "--env", "", "--config", join(configDir, "wrangler.toml")], { capture: true }),
-      { script: join(outdir, "index.js") })
-    : buildBundle(outdir);
+async function startSubject({ label, dir, work, today, tickets, inspect }) {
+  const script = buildCheckout(dir, join(work, `${label}-dist`));
   const persistTo = join(work, `${label}-d1`);
-  const db = seedDatabase({ persistTo, today: todayIn(museumTimeZone()), events: 1, tickets });
+  const db = seedDatabase({ persistTo, today, events: 1, tickets });
   const auth = `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`;
-  const running = new Set(ownWorkerdPids());
-  const server = await new DirectMiniflare({
-    script: bundle.script,
-    persistTo,
-    secrets: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
-    inspect,
-  }).start();
-  const pids = ownWorkerdPids().filter((pid) => !running.has(pid));
+  const pidsOf = () => ownWorkerd().map((p) => p.pid);
+  const running = new Set(pidsOf());
+  const server = await new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") }, inspect }).start();
+  const pids = pidsOf().filter((pid) => !running.has(pid));
   const fetchImage = async (id) => {
     const res = await fetch(`${server.base}/v1.1/tickets/${id}/qr`, { headers: { Authorization: auth } });
     const body = new Uint8Array(await res.arrayBuffer());
@@ -157,30 +151,31 @@ async function startSubject({ label, work, configDir, tickets, inspect }) {
   return { label, server, ids: [...db.ticketIds], cachedId: db.ticketIds[0], fetchImage, cpuOf };
 }
 
-async function main(argv) {
-  const args = parseArgs(argv, { options: ["renders", "warmup", "interval", "json", "top", "against"] });
-  const renders = Number(args.options.renders ?? 40);
-  const interval = Number(args.options.interval ?? 50);
-  const warmups = Number(args.options.warmup ?? 40);
-  if (!Number.isInteger(renders) || renders < 2) throw new UsageError("--renders must be an integer ≥ 2");
-  if (args.options.against && !existsSync(join(args.options.against, "wrangler.toml"))) {
-    throw new UsageError("--against needs a checkout of this project (a directory with wrangler.toml and node_modules)");
-  }
+/**
+ * Measures this checkout's (and with `against`, another checkout's) Worker
+ * CPU per ticket image fetch, and where this checkout's goes. Returns
+ * `{ renders, warmups, interval, subjects: [{ label, pngBytes, freshMs,
+ * warmupMs[], firstMs[], cachedMs[] }], parts: [{ part, share, ms }], top }`
+ * (`ms` of a part: its share of the profiles, times this checkout's median
+ * first fetch).
+ */
+export async function measureRenderCost({ renders = 40, warmups = 40, interval = 50, top = 0, against } = {}) {
   const work = mkdtempSync(join(tmpdir(), "museum-render-breakdown-"));
   const subjects = [];
   try {
     const tickets = warmups + 2 * renders + 1;
-    log("==> building, seeding and serving the Worker");
-    subjects.push(await startSubject({ label: "this checkout", work, tickets, inspect: true }));
-    if (args.options.against) {
-      log(`==> the same for ${args.options.against}`);
-      subjects.push(await startSubject({ label: args.options.against, work, configDir: args.options.against, tickets, inspect: false }));
+    const today = todayIn(await museumTimeZone());
+    log("==> render cost: building, seeding and serving the Worker");
+    subjects.push(await startSubject({ label: "this checkout", dir: ROOT, work, today, tickets, inspect: true }));
+    if (against) {
+      log(`==> render cost: the same for ${against}`);
+      subjects.push(await startSubject({ label: against, dir: against, work, today, tickets, inspect: false }));
     }
     const [self] = subjects;
     const inspector = self.server.inspector;
     if (!inspector) throw new Error("could not attach to the Worker's inspector");
 
-    // With --against, each step alternates between the two servers request by
+    // With `against`, each step alternates between the two servers request by
     // request, so the machine's changing load falls on both alike.
     const each = async (count, pickId) => {
       const out = subjects.map(() => []);
@@ -189,7 +184,7 @@ async function main(argv) {
       }
       return out;
     };
-    log("==> the first image fetch of a fresh isolate, then first fetches of other tickets, unprofiled");
+    log("==> render cost: the first image fetch of a fresh isolate, then first fetches of other tickets, unprofiled");
     const fresh = await each(1, (s) => s.ids.shift());
     // V8 compiles resvg's wasm lazily and tiers hot functions up on background
     // threads (counted in the process's CPU): the first few dozen renders of
@@ -197,77 +192,84 @@ async function main(argv) {
     const warmup = await each(warmups, (s) => s.ids.shift());
     const first = await each(renders, (s) => s.ids.shift());
     const cached = await each(renders, (s) => s.cachedId);
-    const ids = self.ids;
 
-    log(`==> ${renders} more first fetches, each profiled (sampling every ${interval} µs)`);
+    log(`==> render cost: ${renders} more first fetches, each profiled (sampling every ${interval} µs)`);
     await inspector.send("Profiler.enable");
     await inspector.send("Profiler.setSamplingInterval", { interval });
     const sampled = {};
     const selfTimes = new Map();
-    for (const id of ids) {
+    for (const id of self.ids) {
       await inspector.send("Profiler.start");
       await self.fetchImage(id);
       const { profile } = await inspector.send("Profiler.stop");
       for (const [part, ms] of Object.entries(classify(profile))) sampled[part] = (sampled[part] ?? 0) + ms;
-      if (args.options.top) addSelfTimes(selfTimes, profile);
+      if (top > 0) addSelfTimes(selfTimes, profile);
     }
 
-    const sorted = (xs) => [...xs].sort((a, b) => a - b);
     const ms = (results) => results.map((r) => r.ms);
-    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-    const firstMs = percentile(sorted(ms(first[0])), 50);
-    const parts = [...PARTS.map((p) => p.part), NATIVE, GC, OUTSIDE];
-    const lines = [
-      "| part | share of the samples | ms of a first fetch's CPU |",
-      "|---|--:|--:|",
-      ...parts.map((part) => {
-        const share = (sampled[part] ?? 0) / sampled.total;
-        return `| ${part} | ${(share * 100).toFixed(1)} % | ${(share * firstMs).toFixed(2)} |`;
-      }),
-    ];
-    const cpuLines = subjects.flatMap((subject, n) => {
-      const q = (p) => percentile(sorted(ms(first[n])), p).toFixed(2);
-      return [
-        `${subject.label}: PNG ${fresh[n][0].body.length} bytes`,
-        `  first fetch in a fresh isolate (initWasm, wasm tier-up):  ${fresh[n][0].ms.toFixed(2)} ms`,
-        `  the next ${warmups} first fetches (tier-up), mean:           ${mean(ms(warmup[n])).toFixed(2)} ms`,
-        `  then first fetches of a ticket, p10 / p50 / p90 of ${renders}:   ${q(10)} / ${q(50)} / ${q(90)} ms`,
-        `  cached fetches, median of ${renders}:                       ${percentile(sorted(ms(cached[n])), 50).toFixed(2)} ms`,
-      ];
-    });
-    process.stdout.write(
-      [
-        "",
-        "Worker CPU (workerd process, all threads, /proc schedstat) of GET /v1.1/tickets/{id}/qr",
-        ...cpuLines,
-        "",
-        `Where a first fetch's CPU goes (this checkout): the V8 profile's samples of ${renders} more first fetches, by part, scaled to the median above`,
-        "",
-        ...lines,
-        "",
-      ].join("\n"),
-    );
-    if (args.options.top) {
-      const top = [...selfTimes].sort((a, b) => b[1] - a[1]).slice(0, Number(args.options.top));
-      process.stdout.write(`Self time by function, sampled, ms per profiled fetch:\n`);
-      for (const [name, ms] of top) process.stdout.write(`  ${(ms / renders).toFixed(3).padStart(8)}  ${name}\n`);
-    }
-    if (args.options.json) {
-      const json = subjects.map((subject, n) => ({
+    const firstMedian = percentile(ms(first[0]).sort((a, b) => a - b), 50);
+    return {
+      renders,
+      warmups,
+      interval,
+      subjects: subjects.map((subject, n) => ({
         label: subject.label,
-        png: fresh[n][0].body.length,
+        pngBytes: fresh[n][0].body.length,
         freshMs: fresh[n][0].ms,
         warmupMs: ms(warmup[n]),
         firstMs: ms(first[n]),
         cachedMs: ms(cached[n]),
-        ...(n === 0 ? { interval, sampledMs: sampled } : {}),
-      }));
-      writeFileSync(args.options.json, JSON.stringify(json, null, 2));
-    }
+      })),
+      parts: [...PARTS.map((p) => p.part), NATIVE, GC, OUTSIDE].map((part) => {
+        const share = (sampled[part] ?? 0) / sampled.total;
+        return { part, share, ms: share * firstMedian };
+      }),
+      top: [...selfTimes]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, top)
+        .map(([name, total]) => ({ name, ms: total / renders })),
+    };
   } finally {
     for (const subject of subjects) await subject.server.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-runMain(main, "usage: node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]");
+const USAGE = "usage: node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]";
+
+const OPTIONS = {
+  renders: { type: "string" },
+  warmup: { type: "string" },
+  interval: { type: "string" },
+  top: { type: "string" },
+  json: { type: "string" },
+  against: { type: "string" },
+};
+
+async function main(argv) {
+  const { values } = parseCommandLine(argv, OPTIONS, { allowPositionals: false });
+  const int = (name, fallback, min) => {
+    const n = Number(values[name] ?? fallback);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}`);
+    return n;
+  };
+  const against = values.against === undefined ? undefined : resolve(values.against);
+  if (against && !existsSync(join(against, "wrangler.toml"))) {
+    throw new UsageError("--against needs a checkout of this project (a directory with wrangler.toml and node_modules)");
+  }
+  const renderCost = await measureRenderCost({
+    renders: int("renders", 40, 2),
+    warmups: int("warmup", 40, 0),
+    interval: int("interval", 50, 1),
+    top: int("top", 0, 0),
+    against,
+  });
+  process.stdout.write(`${renderCostSection({ renderCost }).join("\n")}\n`);
+  if (renderCost.top.length > 0) {
+    process.stdout.write("\nSelf time by function, sampled, ms per profiled fetch:\n");
+    for (const { name, ms } of renderCost.top) process.stdout.write(`  ${ms.toFixed(3).padStart(8)}  ${name}\n`);
+  }
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(renderCost, null, 2)}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await runMain(main, USAGE);

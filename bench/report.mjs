@@ -1,5 +1,6 @@
 // Renders the results of bench/run.mjs as Markdown, with the budgets of
 // issue 6 checked (ratios measured in the same run).
+import { percentile } from "./load.mjs";
 
 const f = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
@@ -36,12 +37,11 @@ export function checkBudgets(results) {
   return checks;
 }
 
-export function renderMarkdown(results) {
-  const m = results.machine;
+/** Title, machine, and the introduction of the results table. */
+function headerSection(results) {
   const lines = [];
   const push = (...xs) => lines.push(...xs);
-  const checks = checkBudgets(results);
-
+  const m = results.machine;
   push(
     `# Museum API benchmark (${results.mode} run)`,
     "",
@@ -68,6 +68,13 @@ export function renderMarkdown(results) {
     "| Scenario | Conn. | Requests | req/s | p50 ms | p99 ms | Failures | Worker CPU ms/req | Proxy CPU ms/req | p50 × static | req/s × static | CPU × static | Budgets |",
     "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
   );
+  return lines;
+}
+
+/** One row per scenario, with ratios to the static route and the budgets; then who else used the CPU, and failures. */
+function resultsRows(results, checks) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   for (const r of results.scenarios) {
     const base = baselineFor(results, r);
     const mine = checks.filter((c) => c.id === r.id);
@@ -96,6 +103,13 @@ export function renderMarkdown(results) {
     }
   }
 
+  return lines;
+}
+
+/** The diagnostic pass without `wrangler dev`. */
+function directSection(results) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   if (results.direct?.length) {
     const base = results.direct.find((r) => r.id === "static");
     push(
@@ -119,6 +133,13 @@ export function renderMarkdown(results) {
     }
   }
 
+  return lines;
+}
+
+/** The budget checks that missed, and the first QR render. */
+function budgetSection(results, checks) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   push("", "### Budgets", "");
   if (checks.length === 0) push("No budget applies to the scenarios run.");
   else {
@@ -134,6 +155,13 @@ export function renderMarkdown(results) {
     }
   }
 
+  return lines;
+}
+
+/** The soak: its mix, then each run (through wrangler dev, and without it). */
+function soakSection(results) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   if (results.soak || results.directSoak) {
     const any = results.soak ?? results.directSoak;
     push(
@@ -146,46 +174,63 @@ export function renderMarkdown(results) {
         "Memory is sampled every second.",
     );
   }
-  for (const [s, title] of [
-    [results.soak, "Through `wrangler dev` (a fresh server, a DevTools client attached from its start to drain wrangler's event buffer and read the Worker's heap)"],
-    [results.directSoak, "Without `wrangler dev` (Miniflare directly, its inspector attached straight to the Worker: no DevTools relay, no Network domain)"],
-  ]) {
+  for (const [s, title] of SOAK_RUNS(results)) {
     if (!s) continue;
-    const rss = s.rss;
-    push(
-      "",
-      `**${title}**`,
-      "",
-      `- ${s.requests} requests (${f(s.rps, 0)} req/s), **${s.failures} failures**; statuses ${JSON.stringify(s.statuses)}` +
-        (s.socketErrors ? `; ${s.socketErrors} connections reset by workerd's own HTTP server (${JSON.stringify(s.errorMessages)}; see docs/performance.md)` : ""),
-      `- latency p50 ${f(s.p50, 2)} ms, p99 ${f(s.p99, 2)} ms, max ${f(s.max, 1)} ms; Worker CPU ${f(s.cpuMs.runtime, 2)} ms/req; ` +
-        `other programs kept ${f(s.otherCores, 2)} cores busy`,
-      `- workerd (Worker runtime) RSS, MiB: start ${f(rss.start.runtime, 0)}, 25 % ${f(rss.quarter.runtime, 0)}, ` +
-        `middle ${f(rss.middle.runtime, 0)}, 75 % ${f(rss.threeQuarters.runtime, 0)}, end ${f(rss.end.runtime, 0)} ` +
-        `(${f(((rss.end.runtime - rss.start.runtime) * 1024) / Math.max(1, s.requests), 2)} KiB per request)` +
-        (rss.start.proxy ? `; wrangler's dev proxy workerd: start ${f(rss.start.proxy, 0)}, end ${f(rss.end.proxy, 0)}` : ""),
-    );
-    const k = s.retainedHeap;
-    if (k?.start && k?.middle && k?.end) {
-      const drift = k.end.used - k.middle.used;
-      const stable = drift <= Math.max(2, 0.1 * k.middle.used);
-      push(
-        `- the Worker isolate's JS heap after a full collection (a DevTools heap snapshot), before the load → halfway → after it: ` +
-          `${f(k.start.used, 1)} → ${f(k.middle.used, 1)} → ${f(k.end.used, 1)} MiB in use ` +
-          `(ArrayBuffers and wasm memory ${f(k.start.backing, 1)} → ${f(k.middle.backing, 1)} → ${f(k.end.backing, 1)} MiB): ` +
-          (stable
-            ? "**stable** (the second half added at most 2 MiB or 10 %)"
-            : "**growing** (the second half added more than 2 MiB and 10 %)"),
-      );
-    }
-    const h = s.heap;
-    if (h) {
-      push(
-        `- between collections (${h.samples} samples of \`Runtime.getHeapUsage\`): in use up to ${f(h.maxUsed, 1)} MiB, ` +
-          `reserved up to ${f(h.maxTotal, 1)} MiB (V8 lets garbage accumulate until it collects; the Workers limit is 128 MB per isolate)`,
-      );
-    }
+    push(...soakRun(s, title));
   }
+  return lines;
+}
+
+/** One soak run: requests, latency, workerd's memory and the Worker's heap. */
+function soakRun(s, title) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
+  const rss = s.rss;
+  push(
+    "",
+    `**${title}**`,
+    "",
+    `- ${s.requests} requests (${f(s.rps, 0)} req/s), **${s.failures} failures**; statuses ${JSON.stringify(s.statuses)}` +
+      (s.socketErrors ? `; ${s.socketErrors} connections reset by workerd's own HTTP server (${JSON.stringify(s.errorMessages)}; see docs/performance.md)` : ""),
+    `- latency p50 ${f(s.p50, 2)} ms, p99 ${f(s.p99, 2)} ms, max ${f(s.max, 1)} ms; Worker CPU ${f(s.cpuMs.runtime, 2)} ms/req; ` +
+      `other programs kept ${f(s.otherCores, 2)} cores busy`,
+    `- workerd (Worker runtime) RSS, MiB: start ${f(rss.start.runtime, 0)}, 25 % ${f(rss.quarter.runtime, 0)}, ` +
+      `middle ${f(rss.middle.runtime, 0)}, 75 % ${f(rss.threeQuarters.runtime, 0)}, end ${f(rss.end.runtime, 0)} ` +
+      `(${f(((rss.end.runtime - rss.start.runtime) * 1024) / Math.max(1, s.requests), 2)} KiB per request)` +
+      (rss.start.proxy ? `; wrangler's dev proxy workerd: start ${f(rss.start.proxy, 0)}, end ${f(rss.end.proxy, 0)}` : ""),
+  );
+  const k = s.retainedHeap;
+  if (k?.start && k?.middle && k?.end) {
+    const drift = k.end.used - k.middle.used;
+    const stable = drift <= Math.max(2, 0.1 * k.middle.used);
+    push(
+      `- the Worker isolate's JS heap after a full collection (a DevTools heap snapshot), before the load → halfway → after it: ` +
+        `${f(k.start.used, 1)} → ${f(k.middle.used, 1)} → ${f(k.end.used, 1)} MiB in use ` +
+        `(ArrayBuffers and wasm memory ${f(k.start.backing, 1)} → ${f(k.middle.backing, 1)} → ${f(k.end.backing, 1)} MiB): ` +
+        (stable
+          ? "**stable** (the second half added at most 2 MiB or 10 %)"
+          : "**growing** (the second half added more than 2 MiB and 10 %)"),
+    );
+  }
+  const h = s.heap;
+  if (h) {
+    push(
+      `- between collections (${h.samples} samples of \`Runtime.getHeapUsage\`): in use up to ${f(h.maxUsed, 1)} MiB, ` +
+        `reserved up to ${f(h.maxTotal, 1)} MiB (V8 lets garbage accumulate until it collects; the Workers limit is 128 MB per isolate)`,
+    );
+  }
+  return lines;
+}
+
+const SOAK_RUNS = (results) => [
+  [results.soak, "Through `wrangler dev` (a fresh server, a DevTools client attached from its start to drain wrangler's event buffer and read the Worker's heap)"],
+  [results.directSoak, "Without `wrangler dev` (Miniflare directly, its inspector attached straight to the Worker: no DevTools relay, no Network domain)"],
+];
+
+/** What the soak's memory compares with: the dev proxy, and the control Worker. */
+function soakComparisons(results) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   if (results.soak || results.directSoak) {
     push("");
     if (results.proxyRssAfter?.small !== undefined) {
@@ -204,6 +249,13 @@ export function renderMarkdown(results) {
     }
   }
 
+  return lines;
+}
+
+/** Bundle sizes and startup. */
+function bundleSection(results) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   push("", "## Bundle and startup", "", "| Build | Upload (raw) | gzip | index.js | Startup (CPU profile) |", "|---|--:|--:|--:|--:|");
   const b = results.bundle;
   const js = (bundle) => bundle.files.find((x) => x.name === "index.js");
@@ -226,6 +278,13 @@ export function renderMarkdown(results) {
   );
   for (const file of b.files) push(`- ${file.name.replace(/^[0-9a-f]{40}-/, "")}: ${kib(file.raw)} (${kib(file.gzip)} gzip)`);
 
+  return lines;
+}
+
+/** The query plan of the year list over the large database. */
+function queryPlanSection(results) {
+  const lines = [];
+  const push = (...xs) => lines.push(...xs);
   if (results.queryPlan) {
     push("", `## Query plan: the year list over ${results.largeSeed?.events.toLocaleString("en")} events`, "");
     if (results.queryPlan.error) push(`Could not get the plan: ${results.queryPlan.error}`);
@@ -238,5 +297,61 @@ export function renderMarkdown(results) {
       );
     }
   }
+  return lines;
+}
+
+/**
+ * Worker CPU of a first ticket image fetch (the render) and where it goes
+ * (bench/render-breakdown.mjs), with issue 14's target checked: a first
+ * render under 10 ms (the p50 of first fetches in a warm isolate).
+ */
+export function renderCostSection(results) {
+  const cost = results.renderCost;
+  if (!cost) return [];
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+  const p = (xs, q) => percentile(sorted(xs), q);
+  const [self] = cost.subjects;
+  const firstP50 = p(self.firstMs, 50);
+  const column = (title, value) => `| ${title} | ${cost.subjects.map(value).join(" | ")} |`;
+  return [
+    "",
+    "## Render cost: a first ticket image fetch",
+    "",
+    `Worker CPU of \`GET /v1.1/tickets/{id}/qr\` (workerd process, all threads, /proc schedstat), served by Miniflare directly; ` +
+      `${cost.warmups} first fetches of tier-up, then ${cost.renders} measured` +
+      (cost.subjects.length > 1 ? ", alternating between the checkouts request by request." : "."),
+    "",
+    `| | ${cost.subjects.map((s) => s.label).join(" | ")} |`,
+    `|---|${cost.subjects.map(() => "--:|").join("")}`,
+    column("first fetch, p10 / p50 / p90", (s) => `${f(p(s.firstMs, 10), 2)} / **${f(p(s.firstMs, 50), 2)}** / ${f(p(s.firstMs, 90), 2)} ms`),
+    column("first fetch of a fresh isolate", (s) => `${f(s.freshMs, 0)} ms`),
+    column("tier-up fetches, mean", (s) => `${f(s.warmupMs.reduce((a, b) => a + b, 0) / Math.max(1, s.warmupMs.length), 1)} ms`),
+    column("cached fetch, median", (s) => `${f(p(s.cachedMs, 50), 2)} ms`),
+    column("PNG size", (s) => `${f(s.pngBytes / 1024, 1)} KiB`),
+    "",
+    `Budget: first render < 10 ms of Worker CPU (p50): ${f(firstP50, 2)} ms, ${mark(firstP50 < 10)}.`,
+    "",
+    `Where it goes (${self.label}): V8 profiles of ${cost.renders} more first fetches (sampled every ${cost.interval} µs), ` +
+      "each sample charged to the innermost function naming a part, shares scaled to the p50 above.",
+    "",
+    "| part | share | ms |",
+    "|---|--:|--:|",
+    ...cost.parts.map((part) => `| ${part.part} | ${f(part.share * 100, 1)} % | ${f(part.ms, 2)} |`),
+  ];
+}
+
+export function renderMarkdown(results) {
+  const checks = checkBudgets(results);
+  const lines = [
+    ...headerSection(results),
+    ...resultsRows(results, checks),
+    ...directSection(results),
+    ...budgetSection(results, checks),
+    ...soakSection(results),
+    ...soakComparisons(results),
+    ...bundleSection(results),
+    ...queryPlanSection(results),
+    ...renderCostSection(results),
+  ];
   return `${lines.join("\n")}\n`;
 }

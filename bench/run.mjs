@@ -6,6 +6,7 @@
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
 //   npm run bench -- --only static,qr-cached     just these scenarios
+//                                  (render-cost: the render breakdown phase)
 //   options: --duration S  --connections N  --soak S | --no-soak
 //            --direct | --no-direct (the pass without wrangler dev)  --out FILE
 //            --wait-quiet (wait until the 1-minute load average is below 1.5)
@@ -15,22 +16,25 @@
 // events) in a temporary --persist-to directory, starts `wrangler dev` on the
 // built bundle on a free port, runs each scenario with autocannon for a fixed
 // time at fixed concurrency while reading the CPU time of the workerd
-// processes from /proc, runs the soak, stops the server (the whole process
-// group), repeats the main scenarios on Miniflare directly (no wrangler dev),
+// processes from /proc (Linux only), runs the soak, stops the server, repeats the main scenarios on Miniflare directly (no wrangler dev),
 // and writes a Markdown table.
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
-import { ROOT, UsageError, log, museumTimeZone, parseArgs, runMain, todayIn } from "../scripts/lib/common.mjs";
+import { basicAuthorization } from "../tools/lib/accounts.mjs";
+import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 import { buildBundle, startupProfile } from "./build.mjs";
-import { runLoad } from "./load.mjs";
+import { percentile, runLoad } from "./load.mjs";
 import { renderMarkdown } from "./report.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
-import { addDays, explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
+import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
+import { measureRenderCost } from "./render-breakdown.mjs";
 import { WranglerDev, machineBusySeconds } from "./server.mjs";
 
 /** The scenarios repeated without wrangler dev (the diagnostic pass). */
@@ -38,22 +42,23 @@ const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "ticket
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
                         [--soak S | --no-soak] [--direct | --no-direct] [--out FILE] [--wait-quiet]]
-scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak`;
+scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak, render-cost
+The CPU and memory meter reads /proc: the bench runs on Linux only.`;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const require = createRequire(import.meta.url);
 
 function settings(args) {
-  const smoke = args.flags.has("smoke");
+  const smoke = args.smoke === true;
   const num = (name, fallback) => {
-    const value = args.options[name];
+    const value = args[name];
     if (value === undefined) return fallback;
     const n = Number(value);
     if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
     return n;
   };
-  const only = args.options.only?.split(",").map((s) => s.trim()).filter(Boolean);
-  const known = new Set([...SCENARIOS.map((s) => s.id), "soak"]);
+  const only = args.only?.split(",").map((s) => s.trim()).filter(Boolean);
+  const known = new Set([...SCENARIOS.map((s) => s.id), "soak", "render-cost"]);
   for (const id of only ?? []) if (!known.has(id)) throw new UsageError(`unknown scenario ${id}`);
   return {
     smoke,
@@ -61,18 +66,19 @@ function settings(args) {
     duration: num("duration", smoke ? 2 : 10),
     warmup: smoke ? 0.5 : 2,
     connections: num("connections", 10),
-    soakSeconds: args.flags.has("no-soak") ? 0 : num("soak", smoke ? 5 : 60),
+    soakSeconds: args["no-soak"] ? 0 : num("soak", smoke ? 5 : 60),
     qrFirstRequests: smoke ? 10 : 150,
     smallEvents: 100,
     largeEvents: smoke ? 2_000 : 100_000,
     soakTickets: smoke ? 50 : 400,
     startupRuns: smoke ? 0 : 3,
     // A smoke run's table is printed and kept out of the working tree.
-    out: args.options.out ?? (smoke ? join(tmpdir(), "museum-bench-smoke.md") : join(ROOT, "bench", "results", "latest.md")),
-    waitQuiet: args.flags.has("wait-quiet"),
-    direct: args.flags.has("direct") || (!smoke && !args.flags.has("no-direct")),
+    out: args.out ?? (smoke ? join(tmpdir(), "museum-bench-smoke.md") : join(ROOT, "bench", "results", "latest.md")),
+    waitQuiet: args["wait-quiet"] === true,
+    direct: args.direct === true || (!smoke && !args["no-direct"]),
     directDuration: num("duration", smoke ? 2 : 5),
     control: !smoke,
+    renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
   };
 }
 
@@ -311,36 +317,202 @@ function heapSummary(heap, seconds) {
   };
 }
 
-async function main(argv) {
-  const args = parseArgs(argv, {
-    flags: ["smoke", "no-soak", "wait-quiet", "direct", "no-direct", "help"],
-    options: ["only", "duration", "connections", "soak", "out"],
-  });
-  if (args.flags.has("help")) {
-    log(USAGE);
-    return;
-  }
-  if (args._.length > 0) throw new UsageError(`unexpected argument ${args._[0]}`);
-  const cfg = settings(args);
+const OPTIONS = {
+  smoke: { type: "boolean" },
+  "no-soak": { type: "boolean" },
+  "wait-quiet": { type: "boolean" },
+  direct: { type: "boolean" },
+  "no-direct": { type: "boolean" },
+  help: { type: "boolean" },
+  only: { type: "string" },
+  duration: { type: "string" },
+  connections: { type: "string" },
+  soak: { type: "string" },
+  out: { type: "string" },
+};
+
+/** What this run does: its settings and the scenarios it picked. */
+function plan(cfg) {
   const wanted = (id) => !cfg.only || cfg.only.includes(id);
   const scenarios = SCENARIOS.filter((s) => wanted(s.id));
-  const runSoakToo = cfg.soakSeconds > 0 && wanted("soak");
-  const needsLarge = scenarios.some((s) => s.db === "large");
-  const needsSmall = scenarios.some((s) => s.db === "small") || runSoakToo;
-
-  if (cfg.waitQuiet) await waitForQuiet();
-  const wallStart = performance.now();
-  const results = {
-    mode: cfg.smoke ? "smoke" : "full",
-    startedAt: new Date().toISOString(),
-    settings: { ...cfg, out: undefined },
-    machine: machine(),
-    loadBefore: loadavg(),
-    scenarios: [],
+  const runSoak = cfg.soakSeconds > 0 && wanted("soak");
+  return {
+    cfg,
+    scenarios,
+    runSoak,
+    needsLarge: scenarios.some((s) => s.db === "large"),
+    needsSmall: scenarios.some((s) => s.db === "small") || runSoak,
   };
+}
 
-  const work = mkdtempSync(join(tmpdir(), "museum-bench-"));
-  const servers = [];
+/** Phase 1: bundle size and startup. */
+function measureBundle(cfg, work, results) {
+  // The /docs page's static assets are copied first, as before every build
+  // (npm's predev/pretest/predeploy do the same).
+  execFileSync(process.execPath, [join(ROOT, "scripts", "docs-assets.mjs")], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  log("==> building the Worker (wrangler deploy --dry-run)");
+  results.bundle = buildBundle(join(work, "bundle"));
+  if (!cfg.smoke) results.bundleMinified = buildBundle(join(work, "bundle-min"), { minify: true });
+  if (cfg.startupRuns === 0) return;
+  log(`==> profiling the Worker's startup (wrangler check startup, ${cfg.startupRuns} runs each)`);
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const runs = (minify) =>
+    Array.from({ length: cfg.startupRuns }, (_, i) =>
+      startupProfile(join(work, `startup-${minify ? "min" : "raw"}-${i}.cpuprofile`), { minify }),
+    );
+  const raw = runs(false);
+  const min = runs(true);
+  results.startup = { busyMs: median(raw.map((r) => r.busyMs)), busyMsMinified: median(min.map((r) => r.busyMs)), runs: { raw, min } };
+}
+
+/** Phase 2: the throw-away databases and the Worker's secrets for this run (.dev.vars is not read). */
+async function prepareDatabases(run, work, results) {
+  const { cfg } = run;
+  const timeZone = await museumTimeZone();
+  const today = todayIn(timeZone);
+  const envFile = join(work, "bench.env");
+  const signingKey = randomBytes(32).toString("hex");
+  writeFileSync(envFile, `TICKET_SIGNING_KEY=${signingKey}\n`, { mode: 0o600 });
+  const dbs = {};
+  if (run.needsSmall) {
+    log(`==> seeding the small database: ${cfg.smallEvents} events`);
+    const tickets = 3 + cfg.qrFirstRequests + 20 + cfg.soakTickets;
+    dbs.small = seedDatabase({ persistTo: join(work, "d1-small"), today, events: cfg.smallEvents, tickets });
+  }
+  if (run.needsLarge) {
+    log(`==> seeding the large database: ${cfg.largeEvents.toLocaleString("en")} events`);
+    dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
+    results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
+    log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
+    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
+  }
+  results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
+  return { dbs, today, envFile, signingKey };
+}
+
+/** The request context of the scenarios against one database. */
+function scenarioContext(db, today, firstCount) {
+  const ids = db.ticketIds;
+  return {
+    auth: basicAuthorization(db.account.name, db.account.secret),
+    today,
+    saleDate: nextOpenDay(addDays(today, 1)),
+    eventIds: db.eventIds,
+    runId: randomBytes(4).toString("hex"),
+    tickets: { cached: ids[0], warm: ids.slice(1, 3), first: ids.slice(3, 3 + firstCount), soak: ids.slice(3 + firstCount) },
+  };
+}
+
+/** The server passes of phase 3: one server per database, then the diagnostic pass without wrangler dev. */
+function serverPasses({ cfg, scenarios, runSoak }) {
+  return [
+    { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
+    // The soak gets a fresh server with a DevTools client attached from the
+    // start, to read the Worker's heap (bench/inspector.mjs).
+    { dbName: "small", direct: false, list: [], soak: runSoak },
+    { dbName: "large", direct: false, list: scenarios.filter((s) => s.db === "large"), soak: false },
+    { dbName: "small", direct: true, list: cfg.direct ? scenarios.filter((s) => DIRECT_SCENARIOS.includes(s.id)) : [], soak: false },
+    // The soak again without wrangler dev: the Worker's heap without wrangler's DevTools relay.
+    { dbName: "small", direct: true, list: [], soak: runSoak && cfg.direct },
+  ].filter((pass) => pass.list.length > 0 || pass.soak);
+}
+
+function serverFor(pass, { work, envFile, signingKey, script }) {
+  const persistTo = join(work, `d1-${pass.dbName}`);
+  if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
+  return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak });
+}
+
+/** Phase 3, one pass: start its server, run its scenarios and soak, stop it. */
+async function runPass(pass, setup, results, servers) {
+  const { cfg } = setup;
+  const server = serverFor(pass, setup);
+  const label = pass.direct ? "Miniflare directly" : "wrangler dev";
+  servers.add(server);
+  log(`==> starting ${label} (${pass.dbName} database)`);
+  await server.start();
+  if (!pass.direct && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
+  log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
+  const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20);
+  if (pass.dbName === "small") {
+    const qr = { method: "GET", path: `/v1.1/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } };
+    ctx.etag = (await probe(server.base, qr, [200])).headers.get("etag");
+    if (pass.soak && !pass.direct) results.rssIdleMiB = server.rssMiB();
+  }
+  const soakIdle = pass.soak ? server.rssMiB() : undefined;
+  await runScenarios(pass, server, ctx, cfg, results);
+  if (pass.soak) await runSoakPass(pass, server, ctx, cfg, results, soakIdle);
+  // wrangler's proxy after the scenarios, with no DevTools client attached (see inspector.mjs).
+  if (!pass.direct && pass.list.length > 0) (results.proxyRssAfter ??= {})[pass.dbName] = server.rssMiB().proxy;
+  await server.stop();
+  servers.delete(server);
+  log(`    ${label} stopped (no process of it left)`);
+}
+
+async function runScenarios(pass, server, ctx, cfg, results) {
+  const into = pass.direct ? (results.direct ??= []) : results.scenarios;
+  const scenarioCfg = pass.direct ? { ...cfg, duration: cfg.directDuration } : cfg;
+  for (const scenario of pass.list) {
+    log(`==> ${scenario.id}${pass.direct ? " (Miniflare directly)" : ""}: ${scenario.title}`);
+    const r = await runScenario(server, scenario, ctx, scenarioCfg);
+    into.push(r);
+    log(
+      `    ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
+        `failures ${r.failures}, worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`,
+    );
+  }
+}
+
+async function runSoakPass(pass, server, ctx, cfg, results, soakIdle) {
+  log(`==> soak${pass.direct ? " (Miniflare directly)" : ""}: ${cfg.soakSeconds} s of mixed reads, purchases and QR fetches`);
+  const soak = await runSoak(server, ctx, cfg);
+  if (pass.direct) {
+    // Socket resets by workerd's own HTTP server (no wrangler proxy in
+    // front) are reported, not counted as the Worker's failures.
+    soak.socketErrors = soak.errors;
+    soak.failures = soak.unexpected + soak.timeouts + (soak.requests === 0 ? 1 : 0);
+    soak.rssIdleMiB = soakIdle;
+    results.directSoak = soak;
+  } else {
+    results.soak = soak;
+  }
+  log(
+    `    ${soak.requests} requests, failures ${soak.failures}, workerd RSS ${soak.rss.start.runtime.toFixed(0)} → ` +
+      `${soak.rss.middle.runtime.toFixed(0)} → ${soak.rss.end.runtime.toFixed(0)} MiB`,
+  );
+}
+
+/** Phase 4, the soak's control: workerd's own memory growth under load. */
+async function runControlPhase(cfg, results) {
+  if (!results.soak || !cfg.control) return;
+  const seconds = Math.max(5, Math.round(cfg.soakSeconds / 3));
+  log(`==> control: ${seconds} s against a Worker that only answers "ok" (workerd's own memory growth)`);
+  results.control = await runControl({ seconds, connections: cfg.connections, runLoad });
+  log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
+}
+
+/** The render breakdown (bench/render-breakdown.mjs): its own build, database and server. */
+async function runRenderCostPhase(cfg, results) {
+  if (cfg.only && !cfg.only.includes("render-cost")) return;
+  results.renderCost = await measureRenderCost(cfg.renderCost);
+  const p50 = percentile([...results.renderCost.subjects[0].firstMs].sort((a, b) => a - b), 50);
+  log(`    first image fetch: ${p50.toFixed(2)} ms of Worker CPU (p50 of ${cfg.renderCost.renders})`);
+}
+
+/** Phase 5: the Markdown table and the raw JSON; returns the number of failed requests. */
+function writeReport(cfg, results) {
+  const markdown = renderMarkdown(results);
+  mkdirSync(dirname(cfg.out), { recursive: true });
+  writeFileSync(cfg.out, markdown);
+  writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${markdown}\n`);
+  log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
+  const runs = [...results.scenarios, ...(results.direct ?? []), results.soak, results.directSoak, results.control];
+  return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
+}
+
+/** Stops every running server and removes the work directory on Ctrl-C / SIGTERM. */
+function stopOnSignals(servers, work) {
   let interrupted = false;
   const onSignal = async (signal) => {
     if (interrupted) return;
@@ -352,200 +524,40 @@ async function main(argv) {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+}
 
+async function main(argv) {
+  const { values: args } = parseCommandLine(argv, OPTIONS, { allowPositionals: false });
+  if (args.help) return log(USAGE);
+  const run = plan(settings(args));
+  if (run.cfg.waitQuiet) await waitForQuiet();
+  const wallStart = performance.now();
+  const results = {
+    mode: run.cfg.smoke ? "smoke" : "full",
+    startedAt: new Date().toISOString(),
+    settings: { ...run.cfg, out: undefined },
+    machine: machine(),
+    loadBefore: loadavg(),
+    scenarios: [],
+  };
+  const work = mkdtempSync(join(tmpdir(), "museum-bench-"));
+  const servers = new Set();
+  stopOnSignals(servers, work);
   try {
-    // 1. Bundle size and startup. The /docs page's static assets are copied
-    // first, as before every build (npm's predev/pretest/predeploy do the same).
-    const docsAssets = join(ROOT, "scripts", "docs-assets.mjs");
-    if (existsSync(docsAssets)) execFileSync(process.execPath, [docsAssets], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-    log("==> building the Worker (wrangler deploy --dry-run)");
-    const bundle = buildBundle(join(work, "bundle"));
-    results.bundle = bundle;
-    if (!cfg.smoke) {
-      results.bundleMinified = buildBundle(join(work, "bundle-min"), { minify: true });
-    }
-    if (cfg.startupRuns > 0) {
-      log(`==> profiling the Worker's startup (wrangler check startup, ${cfg.startupRuns} runs each)`);
-      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-      const runs = (minify) =>
-        Array.from({ length: cfg.startupRuns }, (_, i) =>
-          startupProfile(join(work, `startup-${minify ? "min" : "raw"}-${i}.cpuprofile`), { minify }),
-        );
-      const raw = runs(false);
-      const min = runs(true);
-      results.startup = {
-        busyMs: median(raw.map((r) => r.busyMs)),
-        busyMsMinified: median(min.map((r) => r.busyMs)),
-        runs: { raw, min },
-      };
-    }
-
-    // 2. Databases.
-    const timeZone = museumTimeZone();
-    const today = todayIn(timeZone);
-    const envFile = join(work, "bench.env");
-    // The Worker's secrets for this run only; .dev.vars is not read.
-    const signingKey = randomBytes(32).toString("hex");
-    writeFileSync(envFile, `TICKET_SIGNING_KEY=${signingKey}\n`, { mode: 0o600 });
-    const firstCount = cfg.qrFirstRequests + 20;
-    const dbs = {};
-    if (needsSmall) {
-      log(`==> seeding the small database: ${cfg.smallEvents} events`);
-      dbs.small = seedDatabase({
-        persistTo: join(work, "d1-small"),
-        today,
-        events: cfg.smallEvents,
-        tickets: 3 + firstCount + cfg.soakTickets,
-      });
-    }
-    if (needsLarge) {
-      log(`==> seeding the large database: ${cfg.largeEvents.toLocaleString("en")} events`);
-      dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
-      results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
-      log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
-      results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
-    }
-    results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
-
-    // 3. Scenarios, one server per database; then the diagnostic pass
-    // without wrangler dev (same bundle, same small database).
-    const ticketDate = nextOpenDay(addDays(today, 1));
-    const contextFor = (db) => {
-      const ids = db.ticketIds;
-      return {
-        auth: `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`,
-        today,
-        saleDate: ticketDate,
-        eventIds: db.eventIds,
-        runId: randomBytes(4).toString("hex"),
-        tickets: {
-          cached: ids[0],
-          warm: ids.slice(1, 3),
-          first: ids.slice(3, 3 + firstCount),
-          soak: ids.slice(3 + firstCount),
-        },
-      };
-    };
-    const phases = [
-      { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
-      // The soak gets a fresh server with a DevTools client attached from the
-      // start, to read the Worker's heap (bench/inspector.mjs).
-      { dbName: "small", direct: false, list: [], soak: runSoakToo },
-      { dbName: "large", direct: false, list: scenarios.filter((s) => s.db === "large"), soak: false },
-      {
-        dbName: "small",
-        direct: true,
-        list: cfg.direct ? scenarios.filter((s) => DIRECT_SCENARIOS.includes(s.id)) : [],
-        soak: false,
-      },
-      // The soak again without wrangler dev: the Worker's heap without wrangler's DevTools relay.
-      { dbName: "small", direct: true, list: [], soak: runSoakToo && cfg.direct },
-    ];
-    for (const phase of phases) {
-      if (phase.list.length === 0 && !phase.soak) continue;
-      const db = dbs[phase.dbName];
-      const persistTo = join(work, `d1-${phase.dbName}`);
-      const server = phase.direct
-        ? new DirectMiniflare({ script: bundle.script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: phase.soak })
-        : new WranglerDev({
-            script: bundle.script,
-            persistTo,
-            envFile,
-            logPath: join(work, `wrangler-${phase.dbName}.log`),
-            attachInspector: phase.soak,
-          });
-      const label = phase.direct ? "Miniflare directly" : "wrangler dev";
-      servers.push(server);
-      log(`==> starting ${label} (${phase.dbName} database)`);
-      await server.start();
-      if (!phase.direct && !phase.soak) results[`ready_${phase.dbName}`] = server.readyMs;
-      log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
-
-      const ctx = contextFor(db);
-      if (phase.dbName === "small") {
-        const res = await probe(
-          server.base,
-          { method: "GET", path: `/v1.1/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } },
-          [200],
-        );
-        ctx.etag = res.headers.get("etag");
-        if (phase.soak && !phase.direct) results.rssIdleMiB = server.rssMiB();
-      }
-      const soakIdle = phase.soak ? server.rssMiB() : undefined;
-
-      const into = phase.direct ? (results.direct ??= []) : results.scenarios;
-      const scenarioCfg = phase.direct ? { ...cfg, duration: cfg.directDuration } : cfg;
-      for (const scenario of phase.list) {
-        log(`==> ${scenario.id}${phase.direct ? " (Miniflare directly)" : ""}: ${scenario.title}`);
-        const r = await runScenario(server, scenario, ctx, scenarioCfg);
-        into.push(r);
-        log(
-          `    ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
-            `failures ${r.failures}, worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`,
-        );
-      }
-      if (phase.soak) {
-        log(`==> soak${phase.direct ? " (Miniflare directly)" : ""}: ${cfg.soakSeconds} s of mixed reads, purchases and QR fetches`);
-        const soak = await runSoak(server, ctx, cfg);
-        if (phase.direct) {
-          // Socket resets by workerd's own HTTP server (no wrangler proxy in
-          // front) are reported, not counted as the Worker's failures.
-          soak.socketErrors = soak.errors;
-          soak.failures = soak.unexpected + soak.timeouts + (soak.requests === 0 ? 1 : 0);
-          soak.rssIdleMiB = soakIdle;
-          results.directSoak = soak;
-        } else {
-          results.soak = soak;
-        }
-        const s = soak;
-        log(
-          `    ${s.requests} requests, failures ${s.failures}, workerd RSS ${s.rss.start.runtime.toFixed(0)} → ` +
-            `${s.rss.middle.runtime.toFixed(0)} → ${s.rss.end.runtime.toFixed(0)} MiB`,
-        );
-      }
-      if (!phase.direct && phase.list.length > 0) {
-        // wrangler's proxy after the scenarios, with no DevTools client attached (see inspector.mjs).
-        (results.proxyRssAfter ??= {})[phase.dbName] = server.rssMiB().proxy;
-      }
-      await server.stop();
-      servers.splice(servers.indexOf(server), 1);
-      log(`    ${label} stopped (no process of it left)`);
-    }
-    // 4. The soak's control: workerd's own memory growth under load.
-    if (results.soak && cfg.control) {
-      const seconds = Math.max(5, Math.round(cfg.soakSeconds / 3));
-      log(`==> control: ${seconds} s against a Worker that only answers "ok" (workerd's own memory growth)`);
-      results.control = await runControl({ seconds, connections: cfg.connections, runLoad });
-      log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
-    }
+    measureBundle(run.cfg, work, results);
+    const databases = await prepareDatabases(run, work, results);
+    const setup = { ...databases, cfg: run.cfg, work, script: results.bundle.script };
+    for (const pass of serverPasses(run)) await runPass(pass, setup, results, servers);
+    await runControlPhase(run.cfg, results);
+    await runRenderCostPhase(run.cfg, results);
   } finally {
     for (const s of servers) await s.stop().catch((e) => log(`could not stop wrangler dev: ${e.message}`));
     rmSync(work, { recursive: true, force: true });
   }
-
   results.loadAfter = loadavg();
   results.wallSeconds = (performance.now() - wallStart) / 1000;
-  const markdown = renderMarkdown(results);
-  mkdirSync(dirname(cfg.out), { recursive: true });
-  writeFileSync(cfg.out, markdown);
-  writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${markdown}\n`);
-  log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-
-  const failures = [
-    ...results.scenarios,
-    ...(results.direct ?? []),
-    ...(results.soak ? [results.soak] : []),
-    ...(results.directSoak ? [results.directSoak] : []),
-    ...(results.control ? [results.control] : []),
-  ].reduce(
-    (n, r) => n + r.failures,
-    0,
-  );
-  if (failures > 0) {
-    log(`error: ${failures} failed requests (errors, timeouts or unexpected statuses)`);
-    process.exit(1);
-  }
+  const failures = writeReport(run.cfg, results);
+  if (failures > 0) throw new Error(`${failures} failed requests (errors, timeouts or unexpected statuses)`);
 }
 
 /**

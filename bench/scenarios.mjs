@@ -7,7 +7,7 @@
 //   ctx.tickets     { first: [...ids], cached: id, soak: [...ids] }
 //   ctx.etag        the ETag of ctx.tickets.cached's image
 //   ctx.runId       unique per run (e-mail addresses, Idempotency-Key)
-import { addDays } from "./seed.mjs";
+import { addDays } from "../tools/lib/dates.mjs";
 
 const API = "/v1.1";
 

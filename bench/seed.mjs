@@ -14,25 +14,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  log,
-  museumTimeZone,
-  parseArgs,
-  runMain,
-  runWrangler,
-  sha256Hex,
-  sqlInteger,
-  sqlString,
-  todayIn,
-} from "../scripts/lib/common.mjs";
+import { insertAccountSql } from "../tools/lib/accounts.mjs";
+import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
+import { sqlInteger, sqlString } from "../tools/lib/sql.mjs";
+import { runWrangler } from "../tools/lib/wrangler.mjs";
 
 /** Rows per INSERT statement: keeps each statement around 20–40 KB. */
 export const BATCH_ROWS = 250;
 
-const DAY_MS = 86_400_000;
-export const addDays = (date, days) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-export const weekday = (date) => new Date(Date.parse(`${date}T00:00:00Z`)).getUTCDay();
 
 /** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
 export const OPEN_WEEKDAYS = new Set([1, 2, 3, 4, 5]);
@@ -78,7 +68,7 @@ export function eventDates(n, count, today) {
 export function buildSeedSql({ today, events, tickets, accountName = "bench-admin", secret }) {
   const statements = [];
   statements.push(
-    `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(accountName)}, 'admin', ${sqlString(sha256Hex(secret))});`,
+    insertAccountSql({ name: accountName, role: "admin", secret }),
   );
 
   const eventRows = [];
@@ -174,15 +164,14 @@ export function explainQueryPlan(persistTo, sql) {
 }
 
 async function main(argv) {
-  const args = parseArgs(argv, { flags: [], options: ["persist-to", "events", "tickets", "today"] });
-  const persistTo = args.options["persist-to"] ?? mkdtempSync(join(tmpdir(), "museum-bench-d1-"));
-  const today = args.options.today ?? todayIn(museumTimeZone());
-  const result = seedDatabase({
-    persistTo,
-    today,
-    events: Number(args.options.events ?? 100),
-    tickets: Number(args.options.tickets ?? 0),
-  });
+  const { values: args } = parseCommandLine(
+    argv,
+    { "persist-to": { type: "string" }, events: { type: "string" }, tickets: { type: "string" }, today: { type: "string" } },
+    { allowPositionals: false },
+  );
+  const persistTo = args["persist-to"] ?? mkdtempSync(join(tmpdir(), "museum-bench-d1-"));
+  const today = args.today ?? (await museumToday());
+  const result = seedDatabase({ persistTo, today, events: Number(args.events ?? 100), tickets: Number(args.tickets ?? 0) });
   log(
     `seeded ${persistTo}: ${result.eventIds.length} events, ${result.ticketIds.length} tickets ` +
       `(migrations ${(result.timings.migrateMs / 1000).toFixed(1)} s, seed ${(result.timings.seedMs / 1000).toFixed(1)} s)`,

@@ -1,16 +1,11 @@
-// Starts and stops `wrangler dev` for the benchmark, and reads the CPU time and
-// memory of its processes from /proc.
-//
-// wrangler runs in its own process group (spawn `detached`), so that stopping
-// the group stops wrangler and the two workerd processes it starts (they can
-// outlive wrangler). `stop()` verifies that nothing of the group survives.
-import { spawn } from "node:child_process";
+// `wrangler dev` for the benchmark (started by tools/lib/wrangler-dev.mjs, as
+// for every other tool), and the CPU time and memory of its processes, read
+// from /proc: the bench's meter is Linux-only (said so in its --help).
+// `stop()` also verifies, from /proc, that no process of the server survives.
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { freePort, ROOT, wranglerCommand, wranglerEnv } from "../scripts/lib/common.mjs";
+import { freePort } from "../tools/lib/ports.mjs";
+import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { Inspector } from "./inspector.mjs";
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ): 100 on Linux. */
 const CLK_TCK = 100;
@@ -55,8 +50,8 @@ export function machineBusySeconds() {
   return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
 }
 
-/** Every process in process group `pgid`, plus any descendant that left it. */
-export function groupProcesses(pgid) {
+/** Process `root` and all its descendants, read from /proc. */
+export function processTree(root) {
   const all = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -64,7 +59,7 @@ export function groupProcesses(pgid) {
     // A zombie has exited already; it only waits for its parent to reap it.
     if (stat && stat.state !== "Z") all.push(stat);
   }
-  const members = new Map(all.filter((p) => p.pgrp === pgid).map((p) => [p.pid, p]));
+  const members = new Map(all.filter((p) => p.pid === root).map((p) => [p.pid, p]));
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of all) {
@@ -91,71 +86,26 @@ export class WranglerDev {
    */
   constructor({ script, persistTo, envFile, logPath, attachInspector = false }) {
     Object.assign(this, { script, persistTo, envFile, logPath, attachInspector });
-    this.output = "";
   }
 
   async start({ timeoutMs = 60_000 } = {}) {
-    this.port = await freePort();
     this.inspectorPort = await freePort();
-    this.base = `http://127.0.0.1:${this.port}`;
-    const [cmd, args] = wranglerCommand([
-      "dev",
-      this.script,
-      "--config",
-      join(ROOT, "wrangler.toml"),
+    this.server = await startWranglerDev({
       // The script is already bundled: wrangler serves it as it is and does
       // not watch src/, so edits made during a run cannot reload the Worker.
-      "--no-bundle",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(this.port),
-      "--persist-to",
-      this.persistTo,
-      "--env-file",
-      this.envFile,
-      "--log-level",
-      "warn",
-      "--show-interactive-dev-session=false",
+      script: this.script,
+      persistTo: this.persistTo,
+      envFile: this.envFile,
+      logLevel: "warn",
       // DevTools for the Worker's isolate (its JS heap, sampled by the soak).
-      "--inspector-port",
-      String(this.inspectorPort),
-    ]);
-    const started = performance.now();
-    this.child = spawn(cmd, args, {
-      cwd: ROOT,
-      env: wranglerEnv(this.logPath ? { WRANGLER_LOG_PATH: this.logPath } : {}),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+      inspectorPort: this.inspectorPort,
+      extraEnv: this.logPath ? { WRANGLER_LOG_PATH: this.logPath } : {},
+      timeoutMs,
     });
-    this.pgid = this.child.pid;
-    const keep = (chunk) => {
-      this.output = (this.output + chunk.toString()).slice(-20_000);
-    };
-    this.child.stdout.on("data", keep);
-    this.child.stderr.on("data", keep);
-    this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
-    let gone = false;
-    this.exited.then(() => {
-      gone = true;
-    });
-
-    for (;;) {
-      if (gone) throw new Error(`wrangler dev exited before it answered:\n${this.output}`);
-      if (performance.now() - started > timeoutMs) {
-        await this.stop();
-        throw new Error(`wrangler dev did not answer /healthz within ${timeoutMs / 1000} s:\n${this.output}`);
-      }
-      try {
-        const res = await fetch(`${this.base}/healthz`, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
-        if (res.status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-    this.readyMs = performance.now() - started;
+    this.port = this.server.port;
+    this.base = this.server.origin;
+    this.root = this.server.pid;
+    this.readyMs = this.server.readyMs;
     // Drains wrangler's DevTools event buffer from now on (see inspector.mjs).
     if (!this.attachInspector) return this;
     try {
@@ -174,7 +124,7 @@ export class WranglerDev {
    */
   processes() {
     const out = { runtime: [], proxy: [], wrangler: [], other: [] };
-    for (const p of groupProcesses(this.pgid)) {
+    for (const p of processTree(this.root)) {
       if (p.comm === "workerd") {
         const listensOnOurPort = readCmdline(p.pid).some((a) => a.includes(`entry=127.0.0.1:${this.port}`));
         (listensOnOurPort ? out.proxy : out.runtime).push(p);
@@ -205,33 +155,15 @@ export class WranglerDev {
     return { runtime: sum(procs.runtime), proxy: sum(procs.proxy), wrangler: sum(procs.wrangler) };
   }
 
-  #signalGroup(signal) {
-    try {
-      process.kill(-this.pgid, signal);
-      return true;
-    } catch (error) {
-      if (error.code === "ESRCH") return false;
-      throw error;
-    }
-  }
-
-  /** Stops the whole process group; SIGKILL after 5 s. Throws if anything survives. */
+  /** Stops the server; throws if any process of it survives. */
   async stop() {
     this.inspector?.close();
     this.inspector = undefined;
-    if (!this.child) return;
-    this.#signalGroup("SIGTERM");
-    const deadline = performance.now() + 5000;
-    while (groupProcesses(this.pgid).length > 0 && performance.now() < deadline) await sleep(100);
-    if (groupProcesses(this.pgid).length > 0) {
-      this.#signalGroup("SIGKILL");
-      const killDeadline = performance.now() + 3000;
-      while (groupProcesses(this.pgid).length > 0 && performance.now() < killDeadline) await sleep(100);
-    }
-    const left = groupProcesses(this.pgid);
-    this.child = undefined;
-    if (left.length > 0) {
-      throw new Error(`processes of wrangler dev survived: ${left.map((p) => `${p.pid} ${p.comm}`).join(", ")}`);
-    }
+    if (!this.server) return;
+    const tree = processTree(this.root).map((p) => p.pid);
+    await this.server.stop();
+    this.server = undefined;
+    const left = tree.map(readStat).filter((p) => p && p.state !== "Z");
+    if (left.length > 0) throw new Error(`processes of wrangler dev survived: ${left.map((p) => `${p.pid} ${p.comm}`).join(", ")}`);
   }
 }

@@ -10,19 +10,10 @@
 // is production; `--remote --env staging` is staging. `create` and `rotate`
 // generate a 192-bit random secret, store only its SHA-256 and print the
 // secret once: it cannot be shown again.
-import { randomBytes } from "node:crypto";
-import {
-  ACCOUNT_NAME,
-  ACCOUNT_ROLES,
-  UsageError,
-  d1Execute,
-  d1Target,
-  log,
-  parseArgs,
-  runMain,
-  sha256Hex,
-  sqlString,
-} from "./lib/common.mjs";
+import { ACCOUNT_NAME, ACCOUNT_ROLES, insertAccountSql, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
+import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { sqlString } from "../tools/lib/sql.mjs";
+import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run account -- <command> [options]
   create <name> --role admin|sales   create an account; prints its secret once
@@ -37,11 +28,6 @@ names: 1–64 characters of a-z 0-9 . _ -`;
 
 const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
-/** 24 random bytes = 192 bits, base64url: letters, digits, '-' and '_', never ':'. */
-export function generateSecret() {
-  return randomBytes(24).toString("base64url");
-}
-
 function accountName(value) {
   if (value === undefined) throw new UsageError("an account name is needed");
   if (!ACCOUNT_NAME.test(value)) throw new UsageError(`invalid account name ${JSON.stringify(value)}`);
@@ -50,10 +36,8 @@ function accountName(value) {
 
 // The SQL of each command. Values reach it only through sqlString, after
 // validation (names and roles) or generation (hashes).
-export const SQL = {
-  create: (name, role, hash) =>
-    `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(name)}, ${sqlString(role)}, ${sqlString(hash)})
-     ON CONFLICT (name) DO NOTHING RETURNING name, role, created_at`,
+const SQL = {
+  create: (name, role, secret) => insertAccountSql({ name, role, secret, onConflict: "keep", returning: "name, role, created_at" }),
   rotate: (name, hash) =>
     `UPDATE accounts SET secret_sha256 = ${sqlString(hash)} WHERE name = ${sqlString(name)} AND revoked_at IS NULL
      RETURNING name, role`,
@@ -79,27 +63,33 @@ Target: ${target.label}.`);
 }
 
 async function main(argv) {
-  const args = parseArgs(argv, { flags: ["local", "remote", "help"], options: ["role", "env"] });
-  const [command, ...positionals] = args._;
-  if (args.flags.has("help") || command === undefined || command === "help") {
+  const { values: args, positionals: all } = parseCommandLine(argv, {
+    local: { type: "boolean" },
+    remote: { type: "boolean" },
+    help: { type: "boolean" },
+    role: { type: "string" },
+    env: { type: "string" },
+  });
+  const [command, ...positionals] = all;
+  if (args.help || command === undefined || command === "help") {
     log(USAGE);
     return;
   }
-  if (args.flags.has("local") && args.flags.has("remote")) throw new UsageError("choose --local or --remote");
-  const target = d1Target({ remote: args.flags.has("remote"), env: args.options.env });
+  if (args.local && args.remote) throw new UsageError("choose --local or --remote");
+  const target = d1Target({ remote: args.remote === true, env: args.env });
   const expectPositionals = (n) => {
     if (positionals.length !== n) throw new UsageError(`${command} takes ${n === 0 ? "no" : n} argument${n === 1 ? "" : "s"}`);
   };
-  if (command !== "create" && args.options.role !== undefined) throw new UsageError("--role is only for create");
+  if (command !== "create" && args.role !== undefined) throw new UsageError("--role is only for create");
 
   switch (command) {
     case "create": {
       expectPositionals(1);
       const name = accountName(positionals[0]);
-      const role = args.options.role;
+      const role = args.role;
       if (!ACCOUNT_ROLES.includes(role)) throw new UsageError(`--role must be ${ACCOUNT_ROLES.join(" or ")}`);
-      const secret = generateSecret();
-      const created = rows(target, SQL.create(name, role, sha256Hex(secret)));
+      const secret = newSecret();
+      const created = rows(target, SQL.create(name, role, secret));
       if (created.length === 0) {
         throw new Error(`an account named ${name} already exists in ${target.label} (use rotate for a new secret)`);
       }
@@ -110,7 +100,7 @@ async function main(argv) {
     case "rotate": {
       expectPositionals(1);
       const name = accountName(positionals[0]);
-      const secret = generateSecret();
+      const secret = newSecret();
       const updated = rows(target, SQL.rotate(name, sha256Hex(secret)));
       if (updated.length === 0) throw new Error(`no active account named ${name} in ${target.label}`);
       log(`new secret for ${name}; the old one no longer works`);

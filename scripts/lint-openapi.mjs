@@ -2,43 +2,41 @@
 // serves. Starts `wrangler dev` on a free port (throw-away local state),
 // fetches /v1.1/openapi.json into a temporary file, runs
 // `redocly lint --config .redocly.yaml` on it and stops the server.
-// `--keep <file>` also writes the document to <file>.
-import { spawnSync } from "node:child_process";
+//   --keep <file>   also writes the document to <file>
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { log, ROOT, startWranglerDev, tempDir } from "./e2e-server.mjs";
+import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { tempDir } from "../tools/lib/process-end.mjs";
+import { runRedocly } from "../tools/lib/redocly.mjs";
+import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 
-const keepAt = process.argv.indexOf("--keep");
-const work = tempDir("museum-lint-");
-const workDir = work.path;
-let server;
-let status = 1;
-try {
-  server = await startWranglerDev({ persistTo: join(workDir, "state") });
-  const res = await fetch(`${server.origin}/v1.1/openapi.json`);
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`GET /v1.1/openapi.json answered ${res.status}: ${text}`);
-  const file = join(workDir, "openapi.json");
-  writeFileSync(file, JSON.stringify(JSON.parse(text), null, 2));
-  if (keepAt > 0 && process.argv[keepAt + 1]) writeFileSync(process.argv[keepAt + 1], JSON.stringify(JSON.parse(text), null, 2));
-  await server.stop();
-  server = undefined;
-  log(`linting the served document (${text.length} bytes) with .redocly.yaml`);
-  const result = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules", "@redocly", "cli", "bin", "cli.js"), "lint", "--config", join(ROOT, ".redocly.yaml"), file],
-    {
-      cwd: workDir,
-      stdio: "inherit",
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    },
-  );
-  status = result.status ?? 1;
-} catch (error) {
-  console.error(`FAIL: ${error?.stack ?? error}`);
-} finally {
-  if (server) await server.stop().catch((error) => console.error(String(error)));
-  work.remove();
+async function servedDocument() {
+  const state = tempDir("museum-lint-state-");
+  const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn" });
+  try {
+    const res = await fetch(`${server.origin}/v1.1/openapi.json`);
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`GET /v1.1/openapi.json answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  } finally {
+    await server.stop();
+    state.remove();
+  }
 }
-log(status === 0 ? "PASS: redocly lint found no problems in /v1.1/openapi.json" : "FAIL: redocly lint reported problems");
-process.exit(status);
+
+async function main(argv) {
+  const { values } = parseCommandLine(argv, { keep: { type: "string" } }, { allowPositionals: false });
+  const document = JSON.stringify(await servedDocument(), null, 2);
+  if (values.keep) writeFileSync(values.keep, document);
+  const work = tempDir("museum-lint-");
+  const file = join(work.path, "openapi.json");
+  writeFileSync(file, document);
+  log(`linting the served document (${document.length} bytes) with .redocly.yaml`);
+  const { status } = await runRedocly(["lint", "--config", join(ROOT, ".redocly.yaml"), file], { cwd: work.path, inheritOutput: true });
+  work.remove();
+  if (status !== 0) throw new Error("redocly lint reported problems");
+  log("PASS: redocly lint found no problems in /v1.1/openapi.json");
+}
+
+await runMain(main, "usage: npm run lint:openapi [-- --keep <file>]");

@@ -12,21 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  ACCOUNT_NAME,
-  UsageError,
-  d1Execute,
-  d1Target,
-  ensureDevVars,
-  log,
-  museumTimeZone,
-  parseArgs,
-  runMain,
-  sha256Hex,
-  sqlInteger,
-  sqlString,
-  todayIn,
-} from "./lib/common.mjs";
+import { ACCOUNT_NAME, insertAccountSql } from "../tools/lib/accounts.mjs";
+import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
+import { sqlInteger, sqlString } from "../tools/lib/sql.mjs";
+import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] [--today YYYY-MM-DD] [--redate]
   --local       the local D1 of \`wrangler dev\` (default); also upserts the local dev accounts from .dev.vars
@@ -232,31 +223,38 @@ export function localAccountsSql(vars) {
     if (!secret || secret.length < 16 || secret.includes(":")) {
       throw new UsageError(`.dev.vars: ${prefix}_SECRET must be at least 16 characters, without ':'`);
     }
-    return `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(name)}, ${sqlString(role)}, ${sqlString(sha256Hex(secret))})
-  ON CONFLICT (name) DO UPDATE SET role = excluded.role, secret_sha256 = excluded.secret_sha256, revoked_at = NULL
-  WHERE accounts.role IS NOT excluded.role OR accounts.secret_sha256 IS NOT excluded.secret_sha256 OR accounts.revoked_at IS NOT NULL
-  RETURNING 'account' AS seeded;`;
+    return insertAccountSql({ name, role, secret, onConflict: "update", returning: "'account' AS seeded" });
   });
 }
 
 async function main(argv) {
-  const args = parseArgs(argv, { flags: ["local", "remote", "redate", "help"], options: ["env", "today"] });
-  if (args.flags.has("help")) {
+  const { values: args } = parseCommandLine(
+    argv,
+    {
+      local: { type: "boolean" },
+      remote: { type: "boolean" },
+      redate: { type: "boolean" },
+      help: { type: "boolean" },
+      env: { type: "string" },
+      today: { type: "string" },
+    },
+    { allowPositionals: false },
+  );
+  if (args.help) {
     log(USAGE);
     return;
   }
-  if (args._.length > 0) throw new UsageError(`unexpected argument ${args._[0]}`);
-  if (args.flags.has("local") && args.flags.has("remote")) throw new UsageError("choose --local or --remote");
-  const remote = args.flags.has("remote");
-  const target = d1Target({ remote, env: args.options.env });
+  if (args.local && args.remote) throw new UsageError("choose --local or --remote");
+  const remote = args.remote === true;
+  const target = d1Target({ remote, env: args.env });
 
-  const timeZone = museumTimeZone();
-  const today = args.options.today ?? todayIn(timeZone);
+  const timeZone = await museumTimeZone();
+  const today = args.today ?? todayIn(timeZone);
   if (!ISO_DATE.test(today) || Number.isNaN(toMs(today))) throw new UsageError("--today must be YYYY-MM-DD");
 
   const events = placeSampleDates(SAMPLE_EVENTS, today);
   const statements = [
-    ...sampleEventsSql(events, { redate: args.flags.has("redate") }),
+    ...sampleEventsSql(events, { redate: args.redate === true }),
     ...sampleHolidaySql(today),
     // The dev accounts are local-only: a remote seed never writes accounts.
     ...(remote ? [] : localAccountsSql(ensureDevVars())),

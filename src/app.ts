@@ -4,11 +4,11 @@ import { requestId } from "hono/request-id";
 import { specialEventsRouter } from "./events";
 import { docsRouter } from "./docs";
 import { OPENAPI_TAGS } from "./docs/tags";
-import { healthRouter } from "./health";
+import { healthRoute, healthRouter } from "./health";
 import { museumHoursRouter } from "./hours";
-import { handleError, handleMethodNotAllowed, handleNotFound } from "./lib/errors";
-import { createRouter } from "./lib/openapi";
-import { ProblemError } from "./lib/problem";
+import { handleError, handleMethodNotAllowed, handleNotFound } from "./http/errors";
+import { createRouter } from "./http/openapi";
+import { ProblemError } from "./http/problem";
 import { accessLog } from "./middleware/access-log";
 import { basicAuth } from "./middleware/basic-auth";
 import { cors } from "./middleware/cors";
@@ -19,8 +19,8 @@ import { securityHeaders } from "./middleware/security-headers";
 import { ticketsRouter } from "./tickets";
 
 /** The interface version this service implements (the API description's). */
-export const API_VERSION = "1.1.1";
-export const API_BASE_PATH = "/v1.1";
+const API_VERSION = "1.1.1";
+const API_BASE_PATH = "/v1.1";
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB. */
@@ -43,6 +43,8 @@ function createApi() {
     type: "http",
     scheme: "basic",
   });
+  // Served by the root app (createApp), documented here with its own server.
+  api.openAPIRegistry.registerPath(healthRoute);
 
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),

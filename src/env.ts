@@ -13,6 +13,13 @@ export type Principal = {
  */
 export type Db = Pick<D1Database, "prepare" | "batch">;
 
+/**
+ * Runs a query function's statements as one batch: `db.batch` by default, or
+ * a caller that adds its own statements to the same batch (an event's change
+ * carries the tickets' part, see src/tickets/event-changes.ts).
+ */
+export type BatchRunner = (statements: D1PreparedStatement[]) => Promise<D1Result[]>;
+
 /** Hono environment shared by every route and middleware of the app. */
 export type AppEnv = {
   Bindings: Env;

@@ -1,7 +1,7 @@
 import { createApp } from "./app";
 import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
-import { purgeExpiredIdempotencyKeys } from "./idempotency/queries";
-import { log } from "./lib/log";
+import { purgeExpiredIdempotencyKeys } from "./tickets/idempotency-queries";
+import { log } from "./platform/log";
 
 const app = createApp();
 

@@ -1,10 +1,13 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
-    /** "on": the D1 fault seam is installed (test/hardening; vitest.config.ts). */
-    FAULT_INJECTION: string;
     /** Fuzzing seed and runs per property ("" for the defaults). */
     FUZZ_SEED: string;
     FUZZ_RUNS: string;
   }
+}
+
+/** Vite's `import.meta.glob`, eager form (test/architecture reads src/ through it). */
+interface ImportMeta {
+  glob<T>(pattern: string, options: { query: string; import: string; eager: true }): Record<string, T>;
 }

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { sha256Hex } from "../src/lib/crypto";
+import { sha256Hex } from "../src/platform/crypto";
 
 /** Test-only accounts; their secrets exist nowhere but in this file. */
 export const ACCOUNTS = {
@@ -196,7 +196,7 @@ export async function insertAccount(name: string, secret: string, role: "admin" 
     .run();
 }
 
-/** Today's date in a time zone, computed independently of src/lib/dates. */
+/** Today's date in a time zone, computed independently of src/platform/dates. */
 export function todayInZone(timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
     .formatToParts(new Date());

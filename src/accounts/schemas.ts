@@ -3,5 +3,5 @@ import { z } from "@hono/zod-openapi";
 export const ACCOUNT_ROLES = ["admin", "sales"] as const;
 
 /** `admin` may do everything; `sales` may read, buy tickets and fetch ticket images. */
-export const AccountRoleSchema = z.enum(ACCOUNT_ROLES);
+const AccountRoleSchema = z.enum(ACCOUNT_ROLES);
 export type AccountRole = z.infer<typeof AccountRoleSchema>;

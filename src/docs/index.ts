@@ -2,49 +2,44 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 
 /**
- * GET /docs: the API reference page (Scalar), rendered in the browser from the
- * service's own OpenAPI document. Everything it loads comes from this origin:
- * the Scalar bundle is a static asset (public/docs/scalar.js, copied from
- * @scalar/api-reference by scripts/docs-assets.mjs), the start-up script and
- * the page are served here, and Scalar's web fonts, telemetry and hosted
- * extras are switched off. The page has no inline script, so its
+ * GET /docs: the API reference page (Swagger UI), rendered in the browser from
+ * the service's own OpenAPI document. Everything it loads comes from this
+ * origin: Swagger UI's bundle and stylesheet are static assets
+ * (public/docs/, copied from swagger-ui-dist by scripts/docs-assets.mjs), the
+ * start-up script and the page are served here, and Swagger UI's online
+ * validator badge is switched off. The page has no inline script, so its
  * Content-Security-Policy allows scripts from 'self' only. Public, like the
  * OpenAPI document.
  */
 export const DOCS_PATH = "/docs";
-export const DOCS_SCRIPT_PATH = "/docs/scalar.js";
+export const DOCS_SCRIPT_PATH = "/docs/swagger-ui-bundle.js";
+export const DOCS_STYLESHEET_PATH = "/docs/swagger-ui.css";
 export const DOCS_INIT_PATH = "/docs/init.js";
 export const OPENAPI_PATH = "/v1.1/openapi.json";
 
-/** Scalar's configuration (see @scalar/types, ApiReferenceConfiguration). */
-export const SCALAR_CONFIGURATION = {
+/** Swagger UI's configuration (its `SwaggerUIBundle(options)`). */
+export const SWAGGER_UI_CONFIGURATION = {
   url: OPENAPI_PATH,
-  // Otherwise Scalar loads its Inter / JetBrains Mono fonts from fonts.scalar.com.
-  withDefaultFonts: false,
-  telemetry: false,
-  // Hosted Scalar services the page must not call or offer.
-  agent: { disabled: true },
-  mcp: { disabled: true },
-  showDeveloperTools: "never",
-  // Operations are titled by their summary (the browser test looks for them).
-  operationTitleSource: "summary",
-  defaultOpenAllTags: true,
+  dom_id: "#app",
+  // Otherwise Swagger UI sends the document to validator.swagger.io for a badge.
+  validatorUrl: null,
+  // Every tag open, each operation listed with its summary (the browser test looks for them).
+  docExpansion: "list",
+  deepLinking: true,
 } as const;
 
 /**
  * Applies to the page and its start-up script. Styles need 'unsafe-inline':
- * Scalar injects its stylesheet and style attributes at run time. Requests go
- * to this origin only (`connect-src 'self'`: the document and "Test request").
+ * Swagger UI sets style attributes at run time. Requests go to this origin
+ * only (`connect-src 'self'`: the document and "Try it out").
  */
 export const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
+  "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
@@ -57,6 +52,7 @@ const PAGE = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Museum API reference</title>
     <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="${DOCS_STYLESHEET_PATH}" />
   </head>
   <body>
     <noscript>This page needs JavaScript. The OpenAPI document is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
@@ -67,7 +63,7 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const INIT_SCRIPT = `Scalar.createApiReference("#app", ${JSON.stringify(SCALAR_CONFIGURATION)});\n`;
+const INIT_SCRIPT = `SwaggerUIBundle(${JSON.stringify(SWAGGER_UI_CONFIGURATION)});\n`;
 
 function securityHeaders(contentType: string): Record<string, string> {
   return {

@@ -13,4 +13,9 @@ export const OPENAPI_TAGS = [
     description:
       "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
   },
+  {
+    name: "Service",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): the service's health check, served at the root (outside /v1.1). Public.",
+  },
 ];

@@ -1,14 +1,13 @@
-import type { AppRouteHandler } from "../lib/types";
-import { addDays, todayIn } from "../lib/dates";
-import { validationProblem } from "../lib/errors";
-import { pageOffset, paginationLink } from "../lib/pagination";
+import type { AppRouteHandler } from "../http/types";
+import { addDays, todayIn } from "../platform/dates";
+import { validationProblem } from "../http/errors";
+import { pageOffset, paginationLink } from "../http/pagination";
 import { eventNotFound } from "./problems";
-import { forgetTicketLookups } from "../tickets/lookup-cache";
 import * as queries from "./queries";
+import * as service from "./service";
 import type * as routes from "./routes";
 
 const DEFAULT_WINDOW_DAYS = 7;
-
 
 export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEvent> = async (c) => {
   const event = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));
@@ -50,15 +49,13 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  // A ticket image prints the event's name: this isolate looks tickets up afresh.
-  const event = await queries.updateSpecialEvent(c.var.db, eventId, c.req.valid("json")).finally(forgetTicketLookups);
+  const event = await service.updateEvent(c.var.db, eventId, c.req.valid("json"));
   if (!event) throw eventNotFound(eventId);
   return c.json(event, 200);
 };
 
 export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  // Its tickets are cancelled: this isolate looks their images' facts up afresh.
-  if (!(await queries.cancelSpecialEvent(c.var.db, eventId).finally(forgetTicketLookups))) throw eventNotFound(eventId);
+  if (!(await service.cancelEvent(c.var.db, eventId))) throw eventNotFound(eventId);
   return c.body(null, 204);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../lib/openapi";
+import { createRouter } from "../http/openapi";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 

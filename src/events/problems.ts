@@ -1,4 +1,4 @@
-import { ProblemError } from "../lib/problem";
+import { ProblemError } from "../http/problem";
 
 /** 404 for an event that does not exist or was deleted (cancelled). */
 export function eventNotFound(eventId: string) {

@@ -1,5 +1,5 @@
-import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
+import type { BatchRunner, Db } from "../env";
+import type { IsoDate } from "../platform/dates";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 type EventRow = {
@@ -75,10 +75,11 @@ export async function findSpecialEvent(db: Db, eventId: string): Promise<Special
  * Applies the fields present in `changes` in one atomic batch; returns the
  * whole updated event, or null when no active event has that id.
  */
-export async function updateSpecialEvent(
+export async function writeSpecialEventChanges(
   db: Db,
   eventId: string,
   changes: UpdateSpecialEventRequest,
+  runBatch: BatchRunner = (statements) => db.batch(statements),
 ): Promise<SpecialEvent | null> {
   const whenActive = "EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)";
   const statements = [
@@ -111,25 +112,23 @@ export async function updateSpecialEvent(
     );
   }
   statements.push(selectActiveEvent(db, eventId));
-  const results = await db.batch(statements);
+  const results = await runBatch(statements);
   const row = results.at(-1)!.results[0] as EventRow | undefined;
   return row ? toSpecialEvent(row) : null;
 }
 
 /**
- * Cancels an event and the tickets sold for it: the event disappears from the
- * API, its row, dates and tickets stay. Returns false when no active event has that id.
+ * Cancels an event: it disappears from the API, its row and dates stay.
+ * Returns false when no active event has that id. Its tickets are the tickets
+ * feature's: the events service runs this through `runBatch` of
+ * src/tickets/event-changes.ts, which cancels them in the same batch.
  */
-export async function cancelSpecialEvent(db: Db, eventId: string): Promise<boolean> {
-  // Tickets first, while the event still reads as active; both in one batch.
-  const [, cancelled] = await db.batch([
-    db
-      .prepare(
-        `UPDATE tickets SET cancelled_at = ${NOW}
-          WHERE event_id = ?1 AND cancelled_at IS NULL
-            AND EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)`,
-      )
-      .bind(eventId),
+export async function cancelSpecialEvent(
+  db: Db,
+  eventId: string,
+  runBatch: BatchRunner = (statements) => db.batch(statements),
+): Promise<boolean> {
+  const results = await runBatch([
     db
       .prepare(
         `UPDATE special_events SET cancelled_at = ${NOW}, updated_at = ${NOW}
@@ -137,7 +136,7 @@ export async function cancelSpecialEvent(db: Db, eventId: string): Promise<boole
       )
       .bind(eventId),
   ]);
-  return cancelled!.meta.changes > 0;
+  return results.at(-1)!.meta.changes > 0;
 }
 
 export type EventWindow = {

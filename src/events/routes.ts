@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireRole } from "../middleware/require-role";
-import { BASIC_AUTH, jsonBody, jsonContent, problemResponses } from "../lib/openapi";
+import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
   CreateSpecialEventRequestSchema,
   EventIdParamsSchema,
@@ -22,7 +22,7 @@ export const createSpecialEvent = createRoute({
   tags,
   security: BASIC_AUTH,
   middleware: [adminOnly] as const,
-  request: { body: jsonBody(CreateSpecialEventRequestSchema) },
+  request: { body: jsonRequestBody(CreateSpecialEventRequestSchema) },
   responses: {
     201: {
       ...jsonContent(SpecialEventResponseSchema, "Created."),
@@ -75,7 +75,7 @@ export const updateSpecialEvent = createRoute({
   tags,
   security: BASIC_AUTH,
   middleware: [adminOnly] as const,
-  request: { params: EventIdParamsSchema, body: jsonBody(UpdateSpecialEventRequestSchema) },
+  request: { params: EventIdParamsSchema, body: jsonRequestBody(UpdateSpecialEventRequestSchema) },
   responses: {
     200: jsonContent(SpecialEventResponseSchema, "Success."),
     ...problemResponses(400, 401, 403, 404, 413, 415),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, UuidSchema } from "../lib/openapi";
-import { PaginationQuerySchema } from "../lib/pagination";
-import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../lib/text";
+import { DateSchema, UuidSchema } from "../http/openapi";
+import { PaginationQuerySchema } from "../http/pagination";
+import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
 
 const MAX_PRICE = 1_000_000;
 

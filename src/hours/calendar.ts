@@ -1,4 +1,4 @@
-import { addDays, dayOfWeek, type IsoDate } from "../lib/dates";
+import { addDays, dayOfWeek, type IsoDate } from "../platform/dates";
 
 export type OpeningHours = { timeOpen: string; timeClose: string };
 

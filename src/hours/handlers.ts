@@ -1,8 +1,8 @@
-import type { AppRouteHandler } from "../lib/types";
-import { addDays, todayIn } from "../lib/dates";
-import { validationProblem } from "../lib/errors";
-import { pageOffset, paginationLink } from "../lib/pagination";
-import { ProblemError } from "../lib/problem";
+import type { AppRouteHandler } from "../http/types";
+import { addDays, todayIn } from "../platform/dates";
+import { validationProblem } from "../http/errors";
+import { pageOffset, paginationLink } from "../http/pagination";
+import { ProblemError } from "../http/problem";
 import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
 import * as queries from "./queries";
 import type * as routes from "./routes";
@@ -31,7 +31,7 @@ export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = asy
 };
 
 export const getWeeklySchedule: AppRouteHandler<typeof routes.getWeeklySchedule> = async (c) =>
-  c.json(toBody(await queries.getWeeklySchedule(c.var.db)), 200);
+  c.json(toBody(await queries.readWeeklySchedule(c.var.db)), 200);
 
 export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklySchedule> = async (c) => {
   const body = c.req.valid("json");
@@ -40,7 +40,7 @@ export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklyS
     const hours = body[day];
     if (hours) schedule[index] = hours;
   });
-  await queries.replaceWeeklySchedule(c.var.db, schedule);
+  await queries.writeWeeklySchedule(c.var.db, schedule);
   return c.json(toBody(schedule), 200);
 };
 
@@ -51,7 +51,7 @@ export const listHoursExceptions: AppRouteHandler<typeof routes.listHoursExcepti
   if (endDate < startDate) {
     throw validationProblem([{ path: "query.endDate", message: `Must not be before startDate (${startDate}).` }]);
   }
-  const exceptions = await queries.listHoursExceptions(c.var.db, startDate, endDate);
+  const exceptions = await queries.readHoursExceptions(c.var.db, startDate, endDate);
   return c.json(
     exceptions.map((e) => ({
       date: e.date,
@@ -73,7 +73,7 @@ export const putHoursException: AppRouteHandler<typeof routes.putHoursException>
 
 export const deleteHoursException: AppRouteHandler<typeof routes.deleteHoursException> = async (c) => {
   const { date } = c.req.valid("param");
-  if (!(await queries.deleteHoursException(c.var.db, date))) {
+  if (!(await queries.removeHoursException(c.var.db, date))) {
     throw new ProblemError(404, { detail: `No hours exception on ${date}.` });
   }
   return c.body(null, 204);

@@ -1,5 +1,5 @@
 import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
+import type { IsoDate } from "../platform/dates";
 import type { Calendar, HoursException, OpeningHours, WeeklySchedule } from "./calendar";
 
 type WeeklyRow = { day_of_week: number; time_open: string; time_close: string };
@@ -16,19 +16,6 @@ function toException(row: ExceptionRow): HoursException {
 const SELECT_WEEKLY = "SELECT day_of_week, time_open, time_close FROM museum_weekly_hours";
 const SELECT_EXCEPTIONS = `SELECT date, time_open, time_close, reason FROM museum_hours_exceptions
   WHERE date BETWEEN ?1 AND ?2 ORDER BY date`;
-
-/**
- * An SQL condition, true when the museum is open on `date` (an SQL
- * expression: a parameter such as `"?2"`, or a column). The date's exception
- * decides when it has one, else the weekly schedule: the rule of `hoursOn`,
- * for a write that checks the day in its own statement instead of reading the
- * calendar first (test/hours/queries.test.ts proves the two agree).
- */
-export function museumOpenOnSql(date: string): string {
-  return `COALESCE(
-    (SELECT x.time_open IS NOT NULL FROM museum_hours_exceptions x WHERE x.date = ${date}),
-    EXISTS (SELECT 1 FROM museum_weekly_hours w WHERE w.day_of_week = CAST(strftime('%w', ${date}) AS INTEGER)))`;
-}
 
 function toWeeklySchedule(rows: WeeklyRow[]): WeeklySchedule {
   const schedule: WeeklySchedule = {};
@@ -48,18 +35,18 @@ export async function loadCalendar(db: Db, from: IsoDate, to: IsoDate): Promise<
   };
 }
 
-export async function listHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {
+export async function readHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {
   const { results } = await db.prepare(SELECT_EXCEPTIONS).bind(from, to).all<ExceptionRow>();
   return results.map(toException);
 }
 
-export async function getWeeklySchedule(db: Db): Promise<WeeklySchedule> {
+export async function readWeeklySchedule(db: Db): Promise<WeeklySchedule> {
   const { results } = await db.prepare(SELECT_WEEKLY).all<WeeklyRow>();
   return toWeeklySchedule(results);
 }
 
 /** Replaces the whole week in one atomic batch. */
-export async function replaceWeeklySchedule(db: Db, schedule: WeeklySchedule): Promise<void> {
+export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule): Promise<void> {
   const rows = Object.entries(schedule).flatMap(([day, hours]) =>
     hours ? [{ day: Number(day), open: hours.timeOpen, close: hours.timeClose }] : [],
   );
@@ -95,7 +82,7 @@ export async function upsertHoursException(
 }
 
 /** Removes the exception for a date; false when there was none. */
-export async function deleteHoursException(db: Db, date: IsoDate): Promise<boolean> {
+export async function removeHoursException(db: Db, date: IsoDate): Promise<boolean> {
   const result = await db.prepare("DELETE FROM museum_hours_exceptions WHERE date = ?1").bind(date).run();
   return result.meta.changes > 0;
 }

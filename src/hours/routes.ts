@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireRole } from "../middleware/require-role";
-import { BASIC_AUTH, jsonBody, jsonContent, problemResponses } from "../lib/openapi";
+import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
   ExceptionDateParamsSchema,
   GetMuseumHoursQuerySchema,
@@ -58,7 +58,7 @@ export const replaceWeeklySchedule = createRoute({
   tags: adminTags,
   security: BASIC_AUTH,
   middleware: [adminOnly] as const,
-  request: { body: jsonBody(WeeklyScheduleSchema) },
+  request: { body: jsonRequestBody(WeeklyScheduleSchema) },
   responses: {
     200: jsonContent(WeeklyScheduleSchema, "The schedule now in force."),
     ...problemResponses(400, 401, 403, 413, 415),
@@ -90,7 +90,7 @@ export const putHoursException = createRoute({
   tags: adminTags,
   security: BASIC_AUTH,
   middleware: [adminOnly] as const,
-  request: { params: ExceptionDateParamsSchema, body: jsonBody(PutHoursExceptionRequestSchema) },
+  request: { params: ExceptionDateParamsSchema, body: jsonRequestBody(PutHoursExceptionRequestSchema) },
   responses: {
     200: jsonContent(HoursExceptionSchema, "The exception replaced an earlier one."),
     201: jsonContent(HoursExceptionSchema, "The exception was created."),

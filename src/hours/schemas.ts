@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema } from "../lib/openapi";
-import { PaginationQuerySchema } from "../lib/pagination";
-import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../lib/text";
+import { DateSchema } from "../http/openapi";
+import { PaginationQuerySchema } from "../http/pagination";
+import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 

@@ -1,4 +1,5 @@
-import { sha256Hex } from "../lib/crypto";
+import { sha256Hex } from "../platform/crypto";
+import { TtlCache } from "../platform/ttl-cache";
 import type { TicketForImage } from "./queries";
 import {
   renderTicketPng,
@@ -34,21 +35,13 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
 }
 
-// First level: this isolate's memory. Bounded; the oldest entry goes first.
-const MEMORY_CACHE_ENTRIES = 256;
-const memoryCache = new Map<string, PngBytes>();
-
-function rememberInMemory(etag: string, png: PngBytes) {
-  memoryCache.set(etag, png);
-  if (memoryCache.size > MEMORY_CACHE_ENTRIES) {
-    memoryCache.delete(memoryCache.keys().next().value!);
-  }
-}
-
-/** Empties this isolate's image memory, so tests can reach the edge cache. */
-export function clearTicketImageMemory(): void {
-  memoryCache.clear();
-}
+/**
+ * First level: this isolate's memory, at most 256 images for 10 minutes each
+ * (keyed by ETag, so an entry is never stale; the time bound only returns the
+ * memory of images nobody asks for, and a later fetch finds the edge cache).
+ */
+export const IMAGE_MEMORY_TTL_MS = 10 * 60_000;
+const memory = new TtlCache<PngBytes>({ maxEntries: 256, ttlMs: IMAGE_MEMORY_TTL_MS });
 
 // Second level: the data centre's edge cache. The key is internal (never a
 // client URL) and holds the ETag, so a changed ticket can never hit an old
@@ -70,7 +63,7 @@ export async function loadTicketImage(
   etag: string,
   waitUntil: (promise: Promise<unknown>) => void,
 ): Promise<TicketImage> {
-  const inMemory = memoryCache.get(etag);
+  const inMemory = memory.get(etag);
   if (inMemory) return { png: inMemory, source: "memory" };
 
   const cache = caches.default;
@@ -78,12 +71,12 @@ export async function loadTicketImage(
   const cached = await cache.match(key);
   if (cached) {
     const png = new Uint8Array(await cached.arrayBuffer());
-    rememberInMemory(etag, png);
+    memory.set(etag, png);
     return { png, source: "edge" };
   }
 
   const png = await renderTicketPng(ticket, await signTicketToken(ticket, keys));
-  rememberInMemory(etag, png);
+  memory.set(etag, png);
   waitUntil(
     cache.put(
       key,

@@ -1,18 +1,19 @@
 import type { Db } from "../env";
-import type { IsoDate } from "../lib/dates";
-import { museumOpenOnSql } from "../hours/queries";
-import { completeIdempotencyKey, type IdempotencyScope } from "../idempotency/queries";
-import type { TicketType } from "./schemas";
+import type { IsoDate } from "../platform/dates";
+import { museumOpenOnSql } from "../hours/open-day";
+import {
+  CLAIM_HELD_SQL,
+  claimParameters,
+  completeIdempotencyKey,
+  selectClaimHeld,
+  type IdempotencyClaimHeld,
+} from "./idempotency-queries";
+import type { TicketType } from "./qr";
+import type { Purchase } from "./schemas";
 
-export type NewTicket = {
+export type NewTicket = Purchase & {
   ticketId: string;
-  ticketType: TicketType;
-  ticketDate: IsoDate;
-  /** Event tickets only. */
-  eventId?: string;
   confirmationCode: string;
-  email: string;
-  phone?: string;
   /** General tickets; an event ticket is priced from its event at the moment of sale. */
   generalPriceCents: number;
   soldBy: string;
@@ -37,20 +38,29 @@ const INSERT_EVENT = `INSERT INTO tickets
    WHERE e.event_id = ?6 AND e.cancelled_at IS NULL`;
 
 /**
+ * What came of an insert: written; refused because the sale's condition does
+ * not hold at the moment of writing (for a general ticket the museum is
+ * closed that day; for an event ticket the event was cancelled or lost that
+ * date since it was read); or refused because the purchase's Idempotency-Key
+ * claim was taken over by another request meanwhile.
+ */
+export type InsertOutcome = "inserted" | "refused" | "claim-lost";
+
+/**
  * Writes a ticket and, when the purchase carries an Idempotency-Key, the
- * key's stored response, in one atomic batch. Returns false, having written
- * nothing, when the sale's condition does not hold at the moment of writing:
- * for a general ticket the museum is closed that day; for an event ticket the
- * event was cancelled or lost that date since it was read.
+ * key's stored response, in one atomic batch (one round trip). With a claim,
+ * the insert itself requires that the claim still holds the key, and the
+ * batch reads whether it does, to tell "claim-lost" from "refused".
  */
 export async function insertTicket(
   db: Db,
   ticket: NewTicket,
-  idempotency?: { scope: IdempotencyScope; responseBody: string },
-): Promise<boolean> {
+  idempotency?: { claim: IdempotencyClaimHeld; responseBody: string },
+): Promise<InsertOutcome> {
+  const sql = ticket.ticketType === "event" ? INSERT_EVENT : INSERT_GENERAL;
   // ?6 is the general price, or the event whose price applies.
   const insert = db
-    .prepare(ticket.ticketType === "event" ? INSERT_EVENT : INSERT_GENERAL)
+    .prepare(idempotency ? `${sql} AND ${CLAIM_HELD_SQL}` : sql)
     .bind(
       ticket.ticketId,
       ticket.ticketDate,
@@ -59,13 +69,19 @@ export async function insertTicket(
       ticket.phone ?? null,
       ticket.ticketType === "event" ? ticket.eventId : ticket.generalPriceCents,
       ticket.soldBy,
+      ...(idempotency ? claimParameters(idempotency.claim) : []),
     );
-  const statements = [insert];
-  if (idempotency) {
-    statements.push(completeIdempotencyKey(db, idempotency.scope, ticket.ticketId, idempotency.responseBody));
+  if (!idempotency) {
+    const [inserted] = await db.batch([insert]);
+    return inserted!.meta.changes === 1 ? "inserted" : "refused";
   }
-  const [inserted] = await db.batch(statements);
-  return inserted!.meta.changes === 1;
+  const [inserted, , held] = await db.batch([
+    insert,
+    completeIdempotencyKey(db, idempotency.claim, ticket.ticketId, idempotency.responseBody),
+    selectClaimHeld(db, idempotency.claim),
+  ]);
+  if (inserted!.meta.changes === 1) return "inserted";
+  return (held!.results[0] as { held: number }).held === 1 ? "refused" : "claim-lost";
 }
 
 /** What the ticket image shows; never the buyer's contact details. */

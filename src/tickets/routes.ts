@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { BASIC_AUTH, jsonBody, jsonContent, problemResponses } from "../lib/openapi";
+import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
   BuyMuseumTicketsRequestSchema,
   BuyMuseumTicketsResponseSchema,
@@ -18,7 +18,7 @@ export const buyMuseumTickets = createRoute({
     "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe.",
   tags,
   security: BASIC_AUTH,
-  request: { headers: IdempotencyHeadersSchema, body: jsonBody(BuyMuseumTicketsRequestSchema) },
+  request: { headers: IdempotencyHeadersSchema, body: jsonRequestBody(BuyMuseumTicketsRequestSchema) },
   responses: {
     201: {
       ...jsonContent(BuyMuseumTicketsResponseSchema, "Created."),

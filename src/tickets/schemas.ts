@@ -1,15 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
-import { DateSchema, UuidSchema } from "../lib/openapi";
+import { DateSchema, UuidSchema } from "../http/openapi";
 
-export const TicketTypeSchema = z
+const TicketTypeSchema = z
   .enum(["event", "general"], { error: "Must be 'general' or 'event'." })
   .openapi("TicketType", {
     description:
       "Type of ticket being purchased. Use `general` for regular museum entry and `event` for tickets to special events.",
     example: "event",
   });
-export type TicketType = z.infer<typeof TicketTypeSchema>;
 
 const EmailSchema = z
   .email({ error: "Must be a valid e-mail address." })
@@ -21,6 +20,28 @@ const PhoneSchema = z
   .regex(/^[0-9 +().-]{5,32}$/, { error: "Must be 5 to 32 characters of digits, spaces and + ( ) - ." })
   .openapi("Phone", { description: "Phone number for the ticket purchaser (optional).", example: "+1(234)-567-8910" });
 
+const PurchaseFields = {
+  ticketDate: z.string(),
+  email: z.string(),
+  phone: z.string().optional(),
+};
+
+/**
+ * A valid purchase, as the service works with it: a general ticket has no
+ * event, an event ticket has one.
+ */
+const PurchaseSchema = z.discriminatedUnion("ticketType", [
+  z.object({ ticketType: z.literal("general"), ...PurchaseFields }),
+  z.object({ ticketType: z.literal("event"), eventId: z.string(), ...PurchaseFields }),
+]);
+export type Purchase = z.infer<typeof PurchaseSchema>;
+
+/**
+ * The request body. It is validated (and documented in the OpenAPI document)
+ * as one object, so that every offending field is reported at once and
+ * `eventId` is one optional property, as in the API description; the valid
+ * body then becomes the `Purchase` union.
+ */
 export const BuyMuseumTicketsRequestSchema = z
   .strictObject({
     ticketType: TicketTypeSchema,
@@ -40,10 +61,10 @@ export const BuyMuseumTicketsRequestSchema = z
       ctx.addIssue({ code: "custom", path: ["eventId"], message: "Must be left out for general tickets." });
     }
   })
+  .pipe(PurchaseSchema)
   .openapi("BuyMuseumTicketsRequest", { description: "Request payload used for purchasing museum tickets." });
-export type BuyMuseumTicketsRequest = z.infer<typeof BuyMuseumTicketsRequestSchema>;
 
-export const TicketIdSchema = UuidSchema.openapi("TicketId", {
+const TicketIdSchema = UuidSchema.openapi("TicketId", {
   description: "Unique identifier for museum ticket. Generated when purchased.",
   example: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
 });

@@ -10,8 +10,9 @@ describe("GET /docs", () => {
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     const html = await res.text();
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
-    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1]!)?.[1])).toEqual(["/docs/scalar.js", "/docs/init.js"]);
+    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1]!)?.[1])).toEqual(["/docs/swagger-ui-bundle.js", "/docs/init.js"]);
     expect(scripts.every((m) => m[2]!.trim() === "")).toBe(true);
+    expect([...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1])).toEqual(["/docs/swagger-ui.css"]);
     expect(html).not.toMatch(/https?:\/\//);
   });
 
@@ -27,13 +28,13 @@ describe("GET /docs", () => {
     expect(csp).not.toMatch(/https?:|\*|unsafe-eval/);
   });
 
-  it("starts Scalar on the served OpenAPI document without web fonts or telemetry", async () => {
+  it("starts Swagger UI on the served OpenAPI document without the online validator", async () => {
     const res = await api("/docs/init.js", { as: null });
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
     const script = await res.text();
-    const config = JSON.parse(/createApiReference\("#app", (\{.*\})\);/.exec(script)![1]!);
-    expect(config).toMatchObject({ url: "/v1.1/openapi.json", withDefaultFonts: false, telemetry: false });
+    const config = JSON.parse(/^SwaggerUIBundle\((\{.*\})\);$/m.exec(script)![1]!);
+    expect(config).toMatchObject({ url: "/v1.1/openapi.json", dom_id: "#app", validatorUrl: null });
   });
 
   it("refuses other methods", async () => {

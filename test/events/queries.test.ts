@@ -8,7 +8,7 @@ import {
   findSpecialEvent,
   insertSpecialEvent,
   listSpecialEventsInWindow,
-  updateSpecialEvent,
+  writeSpecialEventChanges,
 } from "../../src/events/queries";
 import type { CreateSpecialEventRequest } from "../../src/events/schemas";
 import { uniqueName, yearAllocator } from "../helpers";
@@ -120,10 +120,10 @@ describe("findSpecialEvent", () => {
   });
 });
 
-describe("updateSpecialEvent", () => {
+describe("writeSpecialEventChanges", () => {
   it("changes only the fields given and returns the whole event", async () => {
     const created = await insertSpecialEvent(env.DB, input());
-    const updated = await updateSpecialEvent(env.DB, created.eventId, { location: "Roof Garden", price: 0 });
+    const updated = await writeSpecialEventChanges(env.DB, created.eventId, { location: "Roof Garden", price: 0 });
     expect(updated).toEqual({ ...created, location: "Roof Garden", price: 0 });
     expect(await findSpecialEvent(env.DB, created.eventId)).toEqual(updated);
   });
@@ -132,7 +132,7 @@ describe("updateSpecialEvent", () => {
     const y = nextYear();
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`, `${y}-01-02`] }));
     const name = uniqueName("Renamed");
-    await updateSpecialEvent(env.DB, created.eventId, { name });
+    await writeSpecialEventChanges(env.DB, created.eventId, { name });
     expect((await eventRow(created.eventId))!.name).toBe(name);
     const rows = await dateRows(created.eventId);
     expect(rows.map((r) => r.event_date)).toEqual(created.dates);
@@ -142,7 +142,7 @@ describe("updateSpecialEvent", () => {
   it("replaces the dates (old ones gone) and copies the current name onto them", async () => {
     const y = nextYear();
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`, `${y}-01-02`] }));
-    const updated = await updateSpecialEvent(env.DB, created.eventId, { dates: [`${y}-05-05`, `${y}-01-02`, `${y}-04-04`] });
+    const updated = await writeSpecialEventChanges(env.DB, created.eventId, { dates: [`${y}-05-05`, `${y}-01-02`, `${y}-04-04`] });
     expect(updated!.dates).toEqual([`${y}-01-02`, `${y}-04-04`, `${y}-05-05`]);
     expect(await dateRows(created.eventId)).toEqual(
       updated!.dates.map((d) => ({ event_id: created.eventId, event_date: d, event_name: created.name })),
@@ -153,7 +153,7 @@ describe("updateSpecialEvent", () => {
     const y = nextYear();
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`] }));
     const name = uniqueName("Both");
-    await updateSpecialEvent(env.DB, created.eventId, { name, dates: [`${y}-02-02`] });
+    await writeSpecialEventChanges(env.DB, created.eventId, { name, dates: [`${y}-02-02`] });
     expect(await dateRows(created.eventId)).toEqual([{ event_id: created.eventId, event_date: `${y}-02-02`, event_name: name }]);
   });
 
@@ -161,7 +161,7 @@ describe("updateSpecialEvent", () => {
     const y = nextYear();
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`, `${y}-01-02`] }));
     await expect(
-      updateSpecialEvent(env.DB, created.eventId, { name: uniqueName("Never"), dates: [`${y}-03-03`, `${y}-03-03`] }),
+      writeSpecialEventChanges(env.DB, created.eventId, { name: uniqueName("Never"), dates: [`${y}-03-03`, `${y}-03-03`] }),
     ).rejects.toThrow(/UNIQUE|PRIMARY KEY|constraint/i);
     expect(await findSpecialEvent(env.DB, created.eventId)).toEqual(created);
     expect((await dateRows(created.eventId)).map((r) => [r.event_date, r.event_name])).toEqual(
@@ -171,7 +171,7 @@ describe("updateSpecialEvent", () => {
 
   it("returns null and writes nothing for an unknown id", async () => {
     const eventId = crypto.randomUUID();
-    expect(await updateSpecialEvent(env.DB, eventId, { name: "Ghost", dates: ["4998-01-01"] })).toBeNull();
+    expect(await writeSpecialEventChanges(env.DB, eventId, { name: "Ghost", dates: ["4998-01-01"] })).toBeNull();
     expect(await eventRow(eventId)).toBeNull();
     expect(await dateRows(eventId)).toEqual([]);
   });
@@ -181,8 +181,8 @@ describe("updateSpecialEvent", () => {
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`] }));
     await cancelSpecialEvent(env.DB, created.eventId);
     const rowBefore = await eventRow(created.eventId);
-    expect(await updateSpecialEvent(env.DB, created.eventId, { name: "Zombie", dates: [`${y}-09-09`] })).toBeNull();
-    expect(await updateSpecialEvent(env.DB, created.eventId, { name: "Zombie" })).toBeNull();
+    expect(await writeSpecialEventChanges(env.DB, created.eventId, { name: "Zombie", dates: [`${y}-09-09`] })).toBeNull();
+    expect(await writeSpecialEventChanges(env.DB, created.eventId, { name: "Zombie" })).toBeNull();
     expect(await eventRow(created.eventId)).toEqual(rowBefore);
     expect(await dateRows(created.eventId)).toEqual([{ event_id: created.eventId, event_date: `${y}-01-01`, event_name: created.name }]);
   });
@@ -253,7 +253,7 @@ describe("listSpecialEventsInWindow", () => {
     const y = nextYear();
     const b = await insertSpecialEvent(env.DB, input({ name: "b", dates: [`${y}-02-02`] }));
     const c = await insertSpecialEvent(env.DB, input({ name: "c", dates: [`${y}-02-02`] }));
-    await updateSpecialEvent(env.DB, c.eventId, { name: "a" });
+    await writeSpecialEventChanges(env.DB, c.eventId, { name: "a" });
     const rows = await listSpecialEventsInWindow(env.DB, { startDate: `${y}-02-02`, endDate: `${y}-02-02`, limit: 10, offset: 0 });
     expect(rows.map((e) => [e.eventId, e.name])).toEqual([[c.eventId, "a"], [b.eventId, "b"]]);
   });

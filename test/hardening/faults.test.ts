@@ -1,10 +1,10 @@
-// Injected D1 faults (src/lib/d1-faults.ts): 503 problem+json with
+// Injected D1 faults (test/d1-faults.ts, installed by test/worker.ts): 503 problem+json with
 // Retry-After when D1 is unavailable, atomic writes when a batch fails inside
 // D1, and a service that answers the next request as if nothing happened.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isD1Unavailable } from "../../src/lib/d1-errors";
-import { clearD1Faults, firedD1Faults, injectD1Faults, withFaultInjection, type D1Fault } from "../../src/lib/d1-faults";
+import { isD1Unavailable } from "../../src/platform/d1-errors";
+import { clearD1Faults, firedD1Faults, injectD1Faults, type D1Fault } from "../d1-faults";
 import { api, createEvent, dumpDatabase, eventBody, expectProblem, plusDays, todayInZone, type EventJson } from "../helpers";
 
 // The error and warning lines the faults cause are expected; logs.test.ts checks them.
@@ -67,14 +67,6 @@ async function ticketsOf(email: string) {
 }
 
 describe("the seam", () => {
-  it("is installed only when the FAULT_INJECTION binding is on", () => {
-    expect(withFaultInjection({}, env.DB)).toBe(env.DB);
-    expect(withFaultInjection({ FAULT_INJECTION: "yes" }, env.DB)).toBe(env.DB);
-    expect(withFaultInjection({ FAULT_INJECTION: "on" }, env.DB)).not.toBe(env.DB);
-    // vitest.config.ts sets it for the tests; wrangler.toml never does.
-    expect(env.FAULT_INJECTION).toBe("on");
-  });
-
   it("classifies D1's retryable errors as unavailability, and nothing else", () => {
     for (const message of [
       "D1_ERROR: Network connection lost.",

@@ -4,7 +4,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { clearD1Faults, injectD1Faults } from "../../src/lib/d1-faults";
+import { clearD1Faults, injectD1Faults } from "../d1-faults";
 import { parseAllowedOrigins } from "../../src/middleware/cors";
 import { useClock } from "../clock";
 import { ACCOUNTS, api, authHeader, basic, todayInZone, plusDays } from "../helpers";

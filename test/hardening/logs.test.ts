@@ -2,8 +2,8 @@
 // never a password, Authorization header, e-mail, phone or QR token.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { clearD1Faults, injectD1Faults } from "../../src/lib/d1-faults";
-import { log } from "../../src/lib/log";
+import { clearD1Faults, injectD1Faults } from "../d1-faults";
+import { log } from "../../src/platform/log";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
 import { ACCOUNTS, api, basic, plusDays, todayInZone } from "../helpers";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hoursOn, openDays, type Calendar } from "../../src/hours/calendar";
-import { todayIn } from "../../src/lib/dates";
+import { todayIn } from "../../src/platform/dates";
 
 const nineToSix = { timeOpen: "09:00", timeClose: "18:00" };
 const calendar: Calendar = {

@@ -5,14 +5,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hoursOn, type OpeningHours, type WeeklySchedule } from "../../src/hours/calendar";
 import {
-  deleteHoursException,
-  getWeeklySchedule,
+  removeHoursException,
+  readWeeklySchedule,
   loadCalendar,
-  museumOpenOnSql,
-  replaceWeeklySchedule,
+  writeWeeklySchedule,
   upsertHoursException,
 } from "../../src/hours/queries";
-import { addDays } from "../../src/lib/dates";
+import { museumOpenOnSql } from "../../src/hours/open-day";
+import { addDays } from "../../src/platform/dates";
 
 // A year no other test touches.
 const FIRST = "3100-01-01";
@@ -44,16 +44,16 @@ async function openBySql(): Promise<string[]> {
 
 describe("museumOpenOnSql", () => {
   it("agrees with hoursOn for every day of a year, whatever the schedule and exceptions", async () => {
-    const original = await getWeeklySchedule(env.DB);
+    const original = await readWeeklySchedule(env.DB);
     let recorded: string[] = [];
     const clearExceptions = async () => {
-      for (const day of recorded) await deleteHoursException(env.DB, day);
+      for (const day of recorded) await removeHoursException(env.DB, day);
       recorded = [];
     };
     try {
       await fc.assert(
         fc.asyncProperty(weeklySchedule, exceptions, async (week, dated) => {
-          await replaceWeeklySchedule(env.DB, week);
+          await writeWeeklySchedule(env.DB, week);
           await clearExceptions();
           for (const exception of dated) {
             await upsertHoursException(env.DB, exception.date, exception.hours, null);
@@ -66,7 +66,7 @@ describe("museumOpenOnSql", () => {
         { seed: 3100, numRuns: 15 },
       );
     } finally {
-      await replaceWeeklySchedule(env.DB, original);
+      await writeWeeklySchedule(env.DB, original);
       await clearExceptions();
     }
   });

@@ -2,8 +2,17 @@ import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from "../../src/idempotency/queries";
-import { sha256Hex } from "../../src/lib/crypto";
+import type { Db } from "../../src/env";
+import { ProblemError } from "../../src/http/problem";
+import { newConfirmationCode } from "../../src/tickets/confirmation-code";
+import {
+  claimIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+} from "../../src/tickets/idempotency-queries";
+import { insertTicket } from "../../src/tickets/queries";
+import { sellTicket } from "../../src/tickets/sell";
+import { sha256Hex } from "../../src/platform/crypto";
 import { dumpDatabase, expectProblem, expectValidationError } from "../helpers";
 import { useClock } from "../clock";
 import { buy, type PurchaseResponse } from "./fixtures";
@@ -156,5 +165,83 @@ describe("idempotency key expiry", () => {
     await worker.scheduled(createScheduledController({ cron: "17 * * * *" }), env);
     const row = await env.DB.prepare("SELECT 1 FROM idempotency_keys WHERE idempotency_key = ?1").bind(key).first();
     expect(row).toBeNull();
+  });
+});
+
+describe("a purchase stalled past the 60-second takeover", () => {
+  const T = new Date(NOW);
+  const LATER = new Date(T.getTime() + 61_000);
+  const purchase = (email: string) => ({ ticketType: "general" as const, ticketDate: "2026-12-02", email });
+  const context = (key: string, now: Date) => ({
+    soldBy: "test-sales",
+    today: "2026-12-01",
+    generalPriceCents: 2500,
+    idempotencyKey: key,
+    now,
+  });
+
+  it("cannot insert once another request took its key over: the insert writes nothing and says so", async () => {
+    const key = crypto.randomUUID();
+    const email = `${key}@example.com`;
+    const scope = { accountName: "test-sales", key };
+    const first = await claimIdempotencyKey(env.DB, scope, "same-body", T);
+    const second = await claimIdempotencyKey(env.DB, scope, "same-body", LATER);
+    if (first.kind !== "claimed" || second.kind !== "claimed") throw new Error("both claims should hold in turn");
+
+    const ticket = () => ({
+      ...purchase(email),
+      ticketId: crypto.randomUUID(),
+      confirmationCode: newConfirmationCode("general"),
+      generalPriceCents: 2500,
+      soldBy: "test-sales",
+    });
+    const before = await dumpDatabase();
+    expect(await insertTicket(env.DB, ticket(), { claim: first.claim, responseBody: "first" })).toBe("claim-lost");
+    await releaseIdempotencyKey(env.DB, first.claim);
+    expect(await dumpDatabase()).toBe(before);
+
+    const mine = ticket();
+    expect(await insertTicket(env.DB, mine, { claim: second.claim, responseBody: "second" })).toBe("inserted");
+    expect(await ticketCount(email)).toBe(1);
+    const row = await env.DB.prepare("SELECT response_body, ticket_id FROM idempotency_keys WHERE idempotency_key = ?1")
+      .bind(key)
+      .first();
+    expect(row).toEqual({ response_body: "second", ticket_id: mine.ticketId });
+  });
+
+  it("sells exactly one ticket: the stalled first request answers 409, the one that took over sells", async () => {
+    const key = crypto.randomUUID();
+    const email = `${key}@example.com`;
+    // The first request's database stops before its ticket insert until released.
+    let reachedInsert!: () => void;
+    const atInsert = new Promise<void>((resolve) => (reachedInsert = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const stalling: Db = {
+      prepare: (sql) => env.DB.prepare(sql),
+      batch: async (statements) => {
+        if (statements.length === 3) {
+          reachedInsert();
+          await resumed;
+        }
+        return env.DB.batch(statements);
+      },
+    };
+
+    const first = sellTicket(stalling, purchase(email), context(key, T));
+    await atInsert;
+    const second = await sellTicket(env.DB, purchase(email), context(key, LATER));
+    expect(second.replayed).toBe(false);
+    resume();
+    const problem = await first.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(problem).toBeInstanceOf(ProblemError);
+    expect((problem as ProblemError).status).toBe(409);
+
+    expect(await ticketCount(email)).toBe(1);
+    const replay = await sellTicket(env.DB, purchase(email), context(key, new Date(LATER.getTime() + 1_000)));
+    expect(replay).toEqual({ response: second.response, replayed: true });
   });
 });

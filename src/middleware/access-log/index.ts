@@ -2,12 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { log } from "../../lib/log";
-
-export type AccessLogOptions = {
-  /** The log line's `message`; `"request"` by default. */
-  message?: string;
-};
+import { log } from "../../platform/log";
 
 /**
  * The route pattern that answered (`/v1.1/special-events/:eventId`), never the
@@ -33,14 +28,13 @@ function operationRoute(c: Context<AppEnv>): string | null {
  * `durationMs` is wall time as the Worker sees it: Workers' clocks advance
  * only across I/O, so pure CPU work shows as 0.
  */
-export const accessLog = (options: AccessLogOptions = {}) => {
-  const message = options.message ?? "request";
-  return createMiddleware<AppEnv>(async (c, next) => {
+export const accessLog = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
     const started = Date.now();
     try {
       await next();
     } finally {
-      log.info(message, {
+      log.info("request", {
         requestId: c.var.requestId,
         method: c.req.method,
         route: operationRoute(c),
@@ -50,4 +44,3 @@ export const accessLog = (options: AccessLogOptions = {}) => {
       });
     }
   });
-};

@@ -8,8 +8,8 @@ import {
   selectActiveAccountCredential,
   type AccountCredentialRow,
 } from "../../accounts/queries";
-import { sha256Hex } from "../../lib/crypto";
-import { ProblemError } from "../../lib/problem";
+import { sha256Hex } from "../../platform/crypto";
+import { ProblemError } from "../../http/problem";
 import { clientKey, type LoginThrottle, type ThrottledLogin } from "../login-throttle";
 import { forgetClientLogins, recallLogin, rememberLogin } from "./login-cache";
 

@@ -1,4 +1,5 @@
 import type { Principal } from "../../env";
+import { TtlCache } from "../../platform/ttl-cache";
 
 /**
  * This isolate's memory of logins it verified against D1 a moment ago, so a
@@ -16,38 +17,21 @@ import type { Principal } from "../../env";
  *   once, so the throttle applies here without delay (valid credentials
  *   included).
  */
-export const LOGIN_CACHE_TTL_MS = 60_000;
-const MAX_ENTRIES = 1_000;
-
-type Entry = { principal: Principal; expires: number };
-const entries = new Map<string, Entry>();
+const LOGIN_CACHE_TTL_MS = 60_000;
+const logins = new TtlCache<Principal>({ maxEntries: 1_000, ttlMs: LOGIN_CACHE_TTL_MS });
 
 const keyOf = (client: string, name: string, secretSha256: string) => `${client}\u0000${name}\u0000${secretSha256}`;
 
-export function recallLogin(client: string, name: string, secretSha256: string, now = Date.now()): Principal | undefined {
-  const key = keyOf(client, name, secretSha256);
-  const entry = entries.get(key);
-  if (!entry) return undefined;
-  // Expired, or stored under a clock that has since gone back: look it up again.
-  if (entry.expires <= now || entry.expires - LOGIN_CACHE_TTL_MS > now) {
-    entries.delete(key);
-    return undefined;
-  }
-  return entry.principal;
+export function recallLogin(client: string, name: string, secretSha256: string): Principal | undefined {
+  return logins.get(keyOf(client, name, secretSha256));
 }
 
-export function rememberLogin(client: string, name: string, secretSha256: string, principal: Principal, now = Date.now()): void {
-  entries.set(keyOf(client, name, secretSha256), { principal, expires: now + LOGIN_CACHE_TTL_MS });
-  if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+export function rememberLogin(client: string, name: string, secretSha256: string, principal: Principal): void {
+  logins.set(keyOf(client, name, secretSha256), principal);
 }
 
 /** Forgets every remembered login of a client (after a failed login from it). */
 export function forgetClientLogins(client: string): void {
   const prefix = `${client}\u0000`;
-  for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
-}
-
-/** Forgets everything (tests). */
-export function clearLoginCache(): void {
-  entries.clear();
+  logins.deleteWhere((key) => key.startsWith(prefix));
 }

@@ -3,13 +3,6 @@ import { createMiddleware } from "hono/factory";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../env";
 
-export type CorsOptions = {
-  /** The variable holding the allowed origins, comma-separated. */
-  variable?: "CORS_ALLOWED_ORIGINS";
-  /** `Access-Control-Max-Age` of a preflight answer, in seconds. */
-  maxAgeSeconds?: number;
-};
-
 /** Request headers a browser client (a ticket kiosk) may send. */
 const ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-D1-Bookmark"];
 /** Response headers its script may read. */
@@ -24,6 +17,8 @@ const EXPOSE_HEADERS = [
   "WWW-Authenticate",
 ];
 const ALLOW_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+/** `Access-Control-Max-Age` of a preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** Parses `https://kiosk.example.org, https://shop.example.org` into a set of exact origins. */
 export function parseAllowedOrigins(value: string | undefined): Set<string> {
@@ -44,12 +39,11 @@ export function parseAllowedOrigins(value: string | undefined): Set<string> {
  * response; its preflight goes on to the normal routing (405/404). Built on
  * hono/cors; the configuration is read per request, parsed once per value.
  */
-export const cors = (options: CorsOptions = {}) => {
-  const variable = options.variable ?? "CORS_ALLOWED_ORIGINS";
+export const cors = () => {
   let cached: { value: string | undefined; origins: Set<string>; handler: MiddlewareHandler } | undefined;
 
   return createMiddleware<AppEnv>(async (c, next) => {
-    const value = c.env[variable] as string | undefined;
+    const value: string | undefined = c.env.CORS_ALLOWED_ORIGINS;
     if (!cached || cached.value !== value) {
       const origins = parseAllowedOrigins(value);
       cached = {
@@ -60,7 +54,7 @@ export const cors = (options: CorsOptions = {}) => {
           allowMethods: ALLOW_METHODS,
           allowHeaders: ALLOW_HEADERS,
           exposeHeaders: EXPOSE_HEADERS,
-          maxAge: options.maxAgeSeconds ?? 600,
+          maxAge: PREFLIGHT_MAX_AGE_SECONDS,
         }),
       };
     }

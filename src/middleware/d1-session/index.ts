@@ -1,19 +1,13 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import { withFaultInjection } from "../../lib/d1-faults";
-import { validationProblem } from "../../lib/errors";
-
-export type D1SessionOptions = {
-  /** Header carrying the client's last bookmark in, and the session's bookmark out. */
-  headerName?: string;
-};
+import { validationProblem } from "../../http/errors";
 
 // D1 bookmarks are short opaque tokens of hex digits and dashes; anything else
 // is refused before it reaches D1.
 const BOOKMARK_PATTERN = /^[0-9A-Za-z-]{1,128}$/;
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** The default header of the session bookmark (README, "Read replicas"). */
+/** The header carrying the client's last bookmark in, and the session's bookmark out (README, "Read replicas"). */
 export const D1_BOOKMARK_HEADER = "x-d1-bookmark";
 
 /**
@@ -22,8 +16,8 @@ export const D1_BOOKMARK_HEADER = "x-d1-bookmark";
  * writes start at the primary. The session's latest bookmark goes back to the
  * client so that its next request reads its own writes. Sets `db`.
  */
-export const d1Session = (options: D1SessionOptions = {}) => {
-  const headerName = options.headerName ?? D1_BOOKMARK_HEADER;
+export const d1Session = () => {
+  const headerName = D1_BOOKMARK_HEADER;
   return createMiddleware<AppEnv>(async (c, next) => {
     const bookmark = c.req.header(headerName);
     if (bookmark !== undefined && !BOOKMARK_PATTERN.test(bookmark)) {
@@ -36,8 +30,7 @@ export const d1Session = (options: D1SessionOptions = {}) => {
     const session = c.env.DB.withSession(
       bookmark ?? (READ_METHODS.has(c.req.method) ? "first-unconstrained" : "first-primary"),
     );
-    // Tests only: the D1 fault seam wraps the session when FAULT_INJECTION is set (never in production).
-    c.set("db", withFaultInjection(c.env, session));
+    c.set("db", session);
     await next();
     const latest = session.getBookmark();
     if (latest) c.header(headerName, latest);

@@ -1,22 +1,18 @@
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../env";
-import { ProblemError } from "../../lib/problem";
-
-export type JsonBodyOptions = {
-  /** Methods whose requests carry a body that must be JSON. */
-  methods?: string[];
-};
+import { ProblemError } from "../../http/problem";
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+/** Methods whose requests carry a body that must be JSON. */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /**
  * Refuses (`415`) a request body that is not declared `application/json`.
  * Without it the validator would read a non-JSON body as `{}` and report
  * missing fields, which hides the real mistake.
  */
-export const jsonBody = (options: JsonBodyOptions = {}) => {
-  const methods = new Set(options.methods ?? ["POST", "PUT", "PATCH"]);
+export const jsonBody = () => {
   return createMiddleware<AppEnv>(async (c, next) => {
     // Only a request that reaches an operation has a body worth checking: for
     // an unknown path (404) or a method the path does not have (405) the
@@ -26,7 +22,7 @@ export const jsonBody = (options: JsonBodyOptions = {}) => {
     const reachesOperation = matchedRoutes(c).some((route) => route.method === c.req.method);
     if (
       reachesOperation &&
-      methods.has(c.req.method) &&
+      BODY_METHODS.has(c.req.method) &&
       !JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")
     ) {
       throw new ProblemError(415, {

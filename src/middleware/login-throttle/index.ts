@@ -4,19 +4,8 @@ import {
   loginFailurePolicy,
   recordLoginFailure,
   selectLoginBlock,
-  type LoginFailurePolicy,
 } from "../../accounts/login-failures";
-import { ProblemError } from "../../lib/problem";
-
-export type LoginThrottleOptions = {
-  /**
-   * A fixed budget and window. By default they are read per request from
-   * `LOGIN_FAILURE_BUDGET` and `LOGIN_FAILURE_WINDOW_SECONDS` (wrangler.toml).
-   */
-  policy?: LoginFailurePolicy;
-  /** The header naming the client; Cloudflare sets `CF-Connecting-IP` on every request. */
-  clientHeader?: string;
-};
+import { ProblemError } from "../../http/problem";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
 export type ThrottledLogin = {
@@ -86,11 +75,12 @@ function tooManyFailedLogins(retryAfterMs: number): ProblemError {
  * account lookup's batch. Why D1 and not the Rate Limiting binding: see
  * docs/hardening.md.
  */
-export const loginThrottle = (options: LoginThrottleOptions = {}): LoginThrottle => {
-  const header = options.clientHeader ?? "CF-Connecting-IP";
+export const loginThrottle = (): LoginThrottle => {
   return (c) => {
-    const policy = options.policy ?? loginFailurePolicy(c.env);
-    const key = clientKey(c.req.header(header));
+    // Read per request: LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
+    const policy = loginFailurePolicy(c.env);
+    // Cloudflare sets CF-Connecting-IP on every request.
+    const key = clientKey(c.req.header("CF-Connecting-IP"));
     const now = Date.now();
     const db = c.var.db;
     return {

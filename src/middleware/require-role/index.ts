@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
 import type { AccountRole } from "../../accounts/schemas";
-import { ProblemError } from "../../lib/problem";
+import { ProblemError } from "../../http/problem";
 
 /**
  * Lets the request through only when the authenticated account has one of

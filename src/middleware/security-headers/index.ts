@@ -1,45 +1,31 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
 
-export type SecurityHeadersOptions = {
-  /**
-   * `Content-Security-Policy` for responses whose handler set none. The API
-   * answers JSON and PNG only, so nothing may load and nothing may frame it.
-   * A page (such as /docs) sets its own policy, which is kept.
-   */
-  contentSecurityPolicy?: string;
-  /**
-   * `Cache-Control` for responses whose handler set none: API responses are
-   * per-account and may carry buyer data, so no cache keeps them by default.
-   * A handler that means to be cached (the ticket image) sets its own.
-   */
-  cacheControl?: string;
-};
-
 /**
  * Headers every response gets unless its handler set the same header itself
  * (the handler knows better: /docs its CSP, the ticket image its caching).
+ * The API answers JSON and PNG only, so nothing may load and nothing may
+ * frame it; its responses are per-account and may carry buyer data, so no
+ * cache keeps them.
  */
-function defaults(options: SecurityHeadersOptions): [string, string][] {
-  return [
-    ["X-Content-Type-Options", "nosniff"],
-    ["Content-Security-Policy", options.contentSecurityPolicy ?? "default-src 'none'; frame-ancestors 'none'"],
-    ["Cache-Control", options.cacheControl ?? "no-store"],
-    ["Strict-Transport-Security", "max-age=31536000; includeSubDomains"],
-    ["X-Frame-Options", "DENY"],
-    ["Referrer-Policy", "no-referrer"],
-    ["Cross-Origin-Opener-Policy", "same-origin"],
-    ["Cross-Origin-Resource-Policy", "same-origin"],
-  ];
-}
+const DEFAULT_HEADERS: [string, string][] = [
+  ["X-Content-Type-Options", "nosniff"],
+  ["Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"],
+  ["Cache-Control", "no-store"],
+  ["Strict-Transport-Security", "max-age=31536000; includeSubDomains"],
+  ["X-Frame-Options", "DENY"],
+  ["Referrer-Policy", "no-referrer"],
+  ["Cross-Origin-Opener-Policy", "same-origin"],
+  ["Cross-Origin-Resource-Policy", "same-origin"],
+];
 
 /**
  * Security headers on every response the Worker builds, problem responses
  * included: the error handler has already run when they are added, so a 401,
  * 404 or 500 gets them like a 200. See docs/hardening.md ("Headers").
  */
-export const securityHeaders = (options: SecurityHeadersOptions = {}) => {
-  const headers = defaults(options);
+export const securityHeaders = () => {
+  const headers = DEFAULT_HEADERS;
   return createMiddleware<AppEnv>(async (c, next) => {
     await next();
     let response = c.res;

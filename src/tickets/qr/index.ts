@@ -12,4 +12,4 @@ export {
   type VerifiedTicketToken,
 } from "./token";
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
-export { renderTicketPng, renderStats, ensureResvg, type TicketPngRenderer, type PngBytes } from "./render";
+export { renderTicketPng, ensureResvg, type PngBytes } from "./render";

@@ -11,17 +11,8 @@ import { buildTicketSvg, type TicketImageInput } from "./card";
 import { FONT_FAMILY } from "./font-metrics";
 import { encodeRgbaPng } from "./png";
 
-/**
- * Render counter: renderTicketPng adds one per PNG it produces. Tests read it
- * to prove a cached fetch does not render (count before, fetch, count after).
- */
-export const renderStats = { renders: 0 };
-
 /** PNG bytes over an ordinary ArrayBuffer, usable as a Response body. */
 export type PngBytes = Uint8Array<ArrayBuffer>;
-
-/** The signature of renderTicketPng, for code that takes the renderer as a dependency. */
-export type TicketPngRenderer = (ticket: TicketImageInput, token: string) => Promise<PngBytes>;
 
 let ready: Promise<void> | undefined;
 
@@ -70,7 +61,5 @@ export async function svgToPng(svg: string): Promise<PngBytes> {
 
 /** Builds the ticket card for the token and returns it as PNG bytes. */
 export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<PngBytes> {
-  const png = await svgToPng(buildTicketSvg(ticket, token));
-  renderStats.renders++;
-  return png;
+  return svgToPng(buildTicketSvg(ticket, token));
 }

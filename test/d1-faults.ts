@@ -1,15 +1,11 @@
 /**
- * TEST-ONLY seam: makes D1 fail on purpose, to prove how the service behaves
- * when its database does (docs/hardening.md, "Fault injection").
- *
- * Two locks keep it out of production:
- * 1. The d1-session middleware wraps the request's database with it only when
- *    the `FAULT_INJECTION` binding is "on". Only vitest.config.ts sets that
- *    binding; wrangler.toml (every environment) never does.
- * 2. Even then, nothing fails until code running in the same isolate calls
- *    `injectD1Faults`: only tests do; no route, header or input can.
+ * Makes D1 fail on purpose, to prove how the service behaves when its
+ * database does (docs/hardening.md, "Fault injection"). The test worker
+ * (test/worker.ts) hands the app a D1 binding wrapped by `withD1Faults`;
+ * nothing fails until a test calls `injectD1Faults`. None of this is in
+ * src/, so the deployed bundle holds none of it (scripts/check-bundle.mjs).
  */
-import type { Db } from "../env";
+import type { Db } from "../src/env";
 
 export type D1Operation = "prepare" | "run" | "first" | "all" | "raw" | "batch";
 
@@ -151,9 +147,15 @@ function faultyDb(db: Db): Db {
 }
 
 /**
- * The request's database, wrapped by the seam when (and only when) the
- * `FAULT_INJECTION` binding is "on"; otherwise `db` itself.
+ * A D1 binding whose sessions (the d1-session middleware opens one per
+ * request) and direct statements go through the armed faults.
  */
-export function withFaultInjection(env: object, db: Db): Db {
-  return (env as { FAULT_INJECTION?: unknown }).FAULT_INJECTION === "on" ? faultyDb(db) : db;
+export function withD1Faults(db: D1Database): D1Database {
+  return {
+    ...faultyDb(db),
+    withSession(constraintOrBookmark?: string) {
+      const session = db.withSession(constraintOrBookmark);
+      return { ...faultyDb(session), getBookmark: () => session.getBookmark() };
+    },
+  } as D1Database;
 }

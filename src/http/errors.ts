@@ -5,8 +5,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError } from "./problem";
-import { D1_RETRY_AFTER_SECONDS, isD1Unavailable } from "./d1-errors";
-import { log } from "./log";
+import { D1_RETRY_AFTER_SECONDS, isD1Unavailable } from "../platform/d1-errors";
+import { log } from "../platform/log";
 
 // How a validation target is named in an error path (`query.limit`, `path.eventId`).
 const TARGET_PREFIX: Record<string, string> = {
@@ -26,7 +26,7 @@ function formatPath(prefix: string, path: readonly PropertyKey[]): string {
 }
 
 /** One `{ path, message }` per offending field of a zod failure. */
-export function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
   const prefix = TARGET_PREFIX[target] ?? `${target}.`;
   const errors = issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHook } from "./errors";
-import { isIsoDate } from "./dates";
+import { isIsoDate } from "../platform/dates";
 
 /** Every resource router is created here, so all share the validation hook. */
 export function createRouter() {
@@ -19,7 +19,7 @@ export const UuidSchema = z
   .transform((value) => value.toLowerCase())
   .openapi({ type: "string", format: "uuid" });
 
-export const FieldErrorSchema = z
+const FieldErrorSchema = z
   .object({
     path: z.string().openapi({ example: "dates[1]" }),
     message: z.string().openapi({ example: "Must be a real calendar date, YYYY-MM-DD." }),
@@ -44,6 +44,7 @@ const PROBLEM_DESCRIPTIONS = {
   403: "The account's role may not do this.",
   404: "Not found.",
   409: "A request with the same Idempotency-Key is still being processed.",
+  405: "The path does not allow this method; `Allow` lists those it does.",
   413: "Body over 16 KiB.",
   415: "The body is not application/json.",
   422: "The Idempotency-Key was used before with a different body.",
@@ -57,16 +58,12 @@ const EVERY_OPERATION = [429, 500, 503] as const;
 
 type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
-/**
- * OpenAPI `responses` entries for the problem statuses a route can answer:
- * those given, and those of `EVERY_OPERATION`.
- */
-export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+function problemEntries<S extends ProblemStatus>(statuses: S[]) {
   const responses = {} as Record<
-    S | (typeof EVERY_OPERATION)[number],
+    S,
     { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
   >;
-  for (const status of [...statuses, ...EVERY_OPERATION]) {
+  for (const status of statuses) {
     responses[status] = {
       description: PROBLEM_DESCRIPTIONS[status],
       content: { "application/problem+json": { schema: ProblemSchema } },
@@ -75,11 +72,25 @@ export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
   return responses;
 }
 
+/**
+ * OpenAPI `responses` entries for the problem statuses a route can answer:
+ * those given, and those of `EVERY_OPERATION`.
+ */
+export function problemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  return problemEntries<S | (typeof EVERY_OPERATION)[number]>([...statuses, ...EVERY_OPERATION]);
+}
+
+/** The entries of exactly the statuses given: for a public route (no login, so no 429). */
+export function publicProblemResponses<S extends ProblemStatus>(...statuses: S[]) {
+  return problemEntries(statuses);
+}
+
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
 
-export function jsonBody<T extends z.ZodType>(schema: T) {
+/** A required `application/json` request body of this schema (an OpenAPI `requestBody`). */
+export function jsonRequestBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 

@@ -21,7 +21,7 @@ function toUtcMs(date: IsoDate): number {
 }
 
 /** The last date `YYYY-MM-DD` can express. */
-export const LAST_DATE: IsoDate = "9999-12-31";
+const LAST_DATE: IsoDate = "9999-12-31";
 
 /**
  * The date `days` later (or earlier). Stops at LAST_DATE: past it there is no

@@ -1,0 +1,158 @@
+import type { Db } from "../env";
+import { findActiveEvent } from "../events/lookup";
+import { eventNotFound } from "../events/problems";
+import { PUBLISHED_DAYS_AHEAD } from "../hours/calendar";
+import { validationProblem } from "../http/errors";
+import { ProblemError } from "../http/problem";
+import { sha256Hex } from "../platform/crypto";
+import { addDays, type IsoDate } from "../platform/dates";
+import { log } from "../platform/log";
+import { newConfirmationCode } from "./confirmation-code";
+import * as idempotency from "./idempotency-queries";
+import { insertTicket } from "./queries";
+import type { BuyMuseumTicketsResponse, Purchase } from "./schemas";
+
+const MESSAGES = {
+  general: "Museum general entry ticket purchased",
+  event: "Museum special event ticket purchased",
+} as const;
+
+// A clash of two random 11-character codes is astronomically rare; one retry
+// with a fresh code is plenty.
+const CODE_ATTEMPTS = 2;
+
+/** What the seller's side knows about a sale beyond the request body. */
+export type SaleContext = {
+  /** The account selling (the authenticated principal). */
+  soldBy: string;
+  /** Today in the museum's time zone. */
+  today: IsoDate;
+  generalPriceCents: number;
+  /** Makes the purchase safe to retry (scoped to `soldBy`). */
+  idempotencyKey?: string;
+  /** The clock of the key's claim; now by default. */
+  now?: Date;
+};
+
+/** A sale: the response to send, and whether it is the stored response of an earlier request with the same key. */
+export type Sale = { response: BuyMuseumTicketsResponse; replayed: boolean };
+
+function ticketDateProblem(message: string) {
+  return validationProblem([{ path: "ticketDate", message }]);
+}
+
+/** Key-order-independent JSON, so the same body always hashes the same. */
+function canonicalJson(body: Purchase): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+function isConfirmationCodeClash(error: unknown): boolean {
+  return error instanceof Error && error.message.includes("tickets.confirmation_code");
+}
+
+function stillInProgress() {
+  return new ProblemError(409, {
+    detail: "A purchase with this Idempotency-Key is still being processed; retry shortly.",
+    headers: { "Retry-After": "1" },
+  });
+}
+
+/**
+ * The sale rules that need the clock or the database and are checked before
+ * the insert: the date is today or later (museum time zone) and within the
+ * published year; an event ticket needs an active event on that date (even
+ * when the museum is otherwise closed). Returns the event's name. A general
+ * ticket's open day is checked by the insert itself (`insertTicket`).
+ */
+async function checkSale(db: Db, purchase: Purchase, today: IsoDate): Promise<{ eventName?: string }> {
+  const date = purchase.ticketDate;
+  if (date < today) throw ticketDateProblem(`Must be today (${today}) or later in the museum's time zone.`);
+  const lastDay = addDays(today, PUBLISHED_DAYS_AHEAD);
+  if (date > lastDay) throw ticketDateProblem(`Tickets are sold up to ${lastDay}.`);
+
+  if (purchase.ticketType === "general") return {};
+  const event = await findActiveEvent(db, purchase.eventId);
+  if (!event) throw eventNotFound(purchase.eventId);
+  if (!event.dates.includes(date)) {
+    throw ticketDateProblem(`The event does not take place on ${date}; its dates are ${event.dates.join(", ")}.`);
+  }
+  return { eventName: event.name };
+}
+
+/** Checks the sale and writes the ticket (and, with a claim, the key's response, in the same batch). */
+async function writeSale(
+  db: Db,
+  purchase: Purchase,
+  context: SaleContext,
+  claim: idempotency.IdempotencyClaimHeld | undefined,
+): Promise<BuyMuseumTicketsResponse> {
+  const { eventName } = await checkSale(db, purchase, context.today);
+  const ticketId = crypto.randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    const confirmationCode = newConfirmationCode(purchase.ticketType);
+    const response: BuyMuseumTicketsResponse = {
+      message: MESSAGES[purchase.ticketType],
+      ticketId,
+      ...(eventName === undefined ? {} : { eventName }),
+      ticketType: purchase.ticketType,
+      ticketDate: purchase.ticketDate,
+      confirmationCode,
+    };
+    let outcome: Awaited<ReturnType<typeof insertTicket>>;
+    try {
+      outcome = await insertTicket(
+        db,
+        { ...purchase, ticketId, confirmationCode, generalPriceCents: context.generalPriceCents, soldBy: context.soldBy },
+        claim && { claim, responseBody: JSON.stringify(response) },
+      );
+    } catch (error) {
+      if (attempt < CODE_ATTEMPTS && isConfirmationCodeClash(error)) continue;
+      throw error;
+    }
+    switch (outcome) {
+      case "inserted":
+        return response;
+      case "refused":
+        // An event ticket only fails here when its event was cancelled (or
+        // lost the date) since the check.
+        throw purchase.ticketType === "general"
+          ? ticketDateProblem(`The museum is closed on ${purchase.ticketDate}.`)
+          : eventNotFound(purchase.eventId);
+      case "claim-lost":
+        // This request stalled past the takeover; the request that took the
+        // key over answers it (a retry gets its response).
+        log.warn("idempotency claim taken over before the ticket was written", { soldBy: context.soldBy });
+        throw stillInProgress();
+    }
+  }
+}
+
+/**
+ * Sells one ticket: claims the Idempotency-Key (if any), checks the sale,
+ * writes the ticket together with the key's response, and gives the key up
+ * again when the sale fails. Round trips: 1 for a general ticket without a
+ * key; +1 for an event ticket (its event is read), +1 for a key's claim.
+ */
+export async function sellTicket(db: Db, purchase: Purchase, context: SaleContext): Promise<Sale> {
+  if (context.idempotencyKey === undefined) {
+    return { response: await writeSale(db, purchase, context, undefined), replayed: false };
+  }
+  const scope = { accountName: context.soldBy, key: context.idempotencyKey };
+  const claimed = await idempotency.claimIdempotencyKey(db, scope, await sha256Hex(canonicalJson(purchase)), context.now);
+  switch (claimed.kind) {
+    case "replay":
+      return { response: claimed.response, replayed: true };
+    case "in-progress":
+      throw stillInProgress();
+    case "mismatch":
+      throw new ProblemError(422, { detail: "This Idempotency-Key was already used with a different request body." });
+    case "claimed":
+      break;
+  }
+  try {
+    return { response: await writeSale(db, purchase, context, claimed.claim), replayed: false };
+  } catch (error) {
+    await idempotency.releaseIdempotencyKey(db, claimed.claim);
+    throw error;
+  }
+}

@@ -1,0 +1,171 @@
+// The import rules of src/ (docs/architecture.md, "Imports"), checked on the
+// import statements of every module: no cycles, and every import between
+// units is one this file allows. The sources are read at build time by Vite
+// (`import.meta.glob` with `?raw`), since workerd has no file system.
+import { describe, expect, it } from "vitest";
+
+const SOURCES = import.meta.glob<string>("../../src/**/*.ts", { query: "?raw", import: "default", eager: true });
+
+/** Module path relative to src/ (`tickets/sell.ts`) → its source. */
+const modules = new Map(Object.entries(SOURCES).map(([path, source]) => [path.replace("../../src/", ""), source]));
+
+/**
+ * The unit a module belongs to: its folder under src/ (a feature, `http`,
+ * `platform`, `middleware`), or the file itself at the top (`app.ts`, `index.ts`, `env.ts`).
+ */
+function unitOf(module: string): string {
+  return module.includes("/") ? module.slice(0, module.indexOf("/")) : module;
+}
+
+/**
+ * What each unit may import from other units, from the bottom up: a unit's
+ * name allows all of it, a module path only that module (another feature's
+ * entry point). Imports inside a unit are free (but acyclic).
+ */
+const MAY_IMPORT: Record<string, string[]> = {
+  "types": [],
+  "platform": [],
+  "accounts": ["env.ts"],
+  "env.ts": ["accounts/schemas.ts"],
+  "http": ["env.ts", "platform"],
+  "middleware": ["env.ts", "platform", "http", "accounts"],
+  "hours": ["env.ts", "platform", "http", "middleware"],
+  // Tickets read events through events/lookup.ts; the open-day rule is the hours feature's.
+  "tickets": [
+    "env.ts", "platform", "http", "middleware",
+    "hours/calendar.ts", "hours/open-day.ts",
+    "events/lookup.ts", "events/schemas.ts", "events/problems.ts",
+  ],
+  // Events reach tickets through tickets/event-changes.ts only.
+  "events": ["env.ts", "platform", "http", "middleware", "tickets/event-changes.ts"],
+  "health": ["env.ts", "platform", "http"],
+  "docs": ["env.ts", "platform", "http"],
+  "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs"],
+  // The Worker's entry: the app, and what the Cron Trigger runs.
+  "index.ts": ["app.ts", "platform", "accounts/login-failures.ts", "tickets/idempotency-queries.ts"],
+};
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']/g;
+
+/** The src/ modules a module imports (relative specifiers resolved; packages left out). */
+function importsOf(module: string, source: string): string[] {
+  const out: string[] = [];
+  for (const match of source.matchAll(IMPORT)) {
+    const specifier = match[1] ?? match[2]!;
+    if (!specifier.startsWith(".")) continue;
+    const parts = module.split("/").slice(0, -1);
+    for (const segment of specifier.split("/")) {
+      if (segment === "..") parts.pop();
+      else if (segment !== ".") parts.push(segment);
+    }
+    const base = parts.join("/");
+    const target = [`${base}.ts`, `${base}/index.ts`, base].find((candidate) => modules.has(candidate));
+    // Assets (fonts, wasm) and declaration files are not modules of the graph.
+    if (target) out.push(target);
+  }
+  return out;
+}
+
+function importGraph(sources: Map<string, string>): Map<string, string[]> {
+  return new Map([...sources].map(([module, source]) => [module, importsOf(module, source)]));
+}
+
+/** Imports that break MAY_IMPORT, as `from → to`. */
+function forbiddenImports(graph: Map<string, string[]>): string[] {
+  const bad: string[] = [];
+  for (const [from, targets] of graph) {
+    const unit = unitOf(from);
+    const allowed = MAY_IMPORT[unit];
+    for (const to of targets) {
+      if (unitOf(to) === unit) continue;
+      if (!allowed || !(allowed.includes(unitOf(to)) || allowed.includes(to))) bad.push(`${from} → ${to}`);
+    }
+  }
+  return bad;
+}
+
+/** Every import cycle found by a depth-first walk, as `a → b → a`. */
+function cycles(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (module: string) => {
+    state.set(module, "open");
+    stack.push(module);
+    for (const next of graph.get(module) ?? []) {
+      if (state.get(next) === "open") found.push([...stack.slice(stack.indexOf(next)), next].join(" → "));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(module, "done");
+  };
+  for (const module of graph.keys()) if (!state.has(module)) visit(module);
+  return found;
+}
+
+const DECLARATION = /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|type|interface|enum)\s+([A-Za-z0-9_$]+)/gm;
+
+/**
+ * Names exported by more than one module. A route declaration and its
+ * handler share the operation's name by design (used as `routes.x` and
+ * `handlers.x`), so a routes.ts / handlers.ts pair of one folder is left out.
+ */
+function sharedExportNames(sources: Map<string, string>): string[] {
+  const owners = new Map<string, string[]>();
+  for (const [module, source] of sources) {
+    for (const match of source.matchAll(DECLARATION)) owners.set(match[1]!, [...(owners.get(match[1]!) ?? []), module]);
+  }
+  const routePair = (a: string, b: string) =>
+    a.replace(/routes\.ts$/, "") === b.replace(/handlers\.ts$/, "") && a.endsWith("/routes.ts") && b.endsWith("/handlers.ts");
+  return [...owners]
+    .filter(([, where]) => where.length > 1)
+    .filter(([, where]) => !(where.length === 2 && (routePair(where[0]!, where[1]!) || routePair(where[1]!, where[0]!))))
+    .map(([name, where]) => `${name}: ${where.join(", ")}`);
+}
+
+describe("the import graph of src/", () => {
+  const graph = importGraph(modules);
+
+  it("was read (every unit is known)", () => {
+    expect(graph.size).toBeGreaterThan(40);
+    expect(graph.get("tickets/sell.ts")).toContain("tickets/queries.ts");
+    expect([...graph.keys()].map(unitOf).filter((unit) => !(unit in MAY_IMPORT))).toEqual([]);
+  });
+
+  it("has no cycles", () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it("has no import against the layers and feature entry points", () => {
+    expect(forbiddenImports(graph)).toEqual([]);
+  });
+
+  it("exports every name from one module only", () => {
+    expect(sharedExportNames(modules)).toEqual([]);
+  });
+});
+
+describe("the checks themselves", () => {
+  const graphOf = (files: Record<string, string>) => importGraph(new Map(Object.entries(files)));
+
+  it("find a cycle, a back-edge into another feature's queries, and an import of app.ts", () => {
+    const bad = graphOf({
+      "events/handlers.ts": 'import { x } from "../tickets/queries";\nimport * as app from "../app";',
+      "tickets/queries.ts": 'import { y } from "./sell";',
+      "tickets/sell.ts": 'import { z } from "./queries";',
+      "app.ts": "",
+    });
+    expect(cycles(bad)).toEqual(["tickets/queries.ts → tickets/sell.ts → tickets/queries.ts"]);
+    expect(forbiddenImports(bad)).toEqual(["events/handlers.ts → tickets/queries.ts", "events/handlers.ts → app.ts"]);
+  });
+
+  it("find a name exported twice, but not an operation's route and handler", () => {
+    const sources = new Map(Object.entries({
+      "http/openapi.ts": "export function jsonBody() {}",
+      "middleware/json-body/index.ts": "export const jsonBody = () => {};",
+      "tickets/routes.ts": "export const buyMuseumTickets = 1;",
+      "tickets/handlers.ts": "export const buyMuseumTickets = 2;",
+    }));
+    expect(sharedExportNames(sources)).toEqual(["jsonBody: http/openapi.ts, middleware/json-body/index.ts"]);
+  });
+});

@@ -1,0 +1,37 @@
+// Command-line plumbing for the scripts and the bench: argument parsing
+// (node:util parseArgs), usage errors, logging to stderr.
+import { parseArgs } from "node:util";
+
+export class UsageError extends Error {}
+
+export function log(message) {
+  process.stderr.write(`${message}\n`);
+}
+
+/**
+ * `parseArgs` of node:util (strict: unknown options are usage errors) over
+ * `argv`; returns `{ values, positionals }`. Arguments after `--` are
+ * positionals.
+ */
+export function parseCommandLine(argv, options, { allowPositionals = true } = {}) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (error) {
+    if (error?.code?.startsWith("ERR_PARSE_ARGS")) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Runs `main(argv)`, printing usage errors with the usage text (exit 2) and other errors briefly (exit 1). */
+export async function runMain(main, usage) {
+  try {
+    await main(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      log(`error: ${error.message}\n\n${usage}`);
+      process.exit(2);
+    }
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
