@@ -6,10 +6,10 @@
  * Why not resvg's own `asPng()`: its encoder runs inside the wasm module and
  * was the largest part of a ticket render (about two thirds of the CPU on a
  * text-rich card); native zlib does the same compression in a fraction of
- * that. The PNG container itself is small: signature, IHDR, PLTE, one IDAT, IEND.
+ * that. The PNG container itself is small: signature, IHDR, PLTE (and tRNS)
+ * for indexed colour, one IDAT, IEND.
  */
 import { deflateSync } from "node:zlib";
-
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const COLOR_TYPE_INDEXED = 3;
@@ -50,7 +50,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 /**
  * zlib's fastest level: on a card's palette indices it is about 3.5 times
  * faster than the default level 6 for a file about a quarter larger (a few KB).
- * CompressionStream, used before, has no level and always spends level 6.
+ * (`CompressionStream` has no level: it always spends level 6.)
  */
 const DEFLATE_LEVEL = 1;
 
