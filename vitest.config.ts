@@ -3,6 +3,37 @@ import { defineConfig } from "vitest/config";
 
 const migrations = await readD1Migrations(`${import.meta.dirname}/migrations`);
 
+/**
+ * The webhook subscribers of test/webhooks: every outbound fetch of the Worker
+ * (and of the tests, which share its isolate) arrives here, in Node.
+ * - POST https://<host>/answer/<s1>-<s2>-.../<any>: answers the nth request to
+ *   that path with the nth status of the list (the last one repeats) and
+ *   records it (headers and body).
+ * - GET https://subscriber-log.test/received?path=<path>: what that path received.
+ * Anything else: 599 (no test reaches the real internet).
+ */
+const received = new Map<string, { headers: Record<string, string>; body: string }[]>();
+async function subscribers(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.hostname === "subscriber-log.test") {
+    return Response.json(received.get(url.searchParams.get("path") ?? "") ?? []);
+  }
+  const answer = /^\/answer\/([0-9-]+)\//.exec(url.pathname);
+  if (request.method === "POST" && answer) {
+    const key = `${url.host}${url.pathname}`;
+    // The body first: no await between reading and writing the log, so two
+    // deliveries arriving at once (one Queue batch) are both recorded.
+    const body = await request.text();
+    const log = received.get(key) ?? [];
+    log.push({ headers: Object.fromEntries(request.headers), body });
+    received.set(key, log);
+    const statuses = answer[1]!.split("-").map(Number);
+    const status = statuses[Math.min(log.length, statuses.length) - 1]!;
+    return new Response(null, { status, headers: status >= 300 && status < 400 ? { Location: "https://elsewhere.test/" } : {} });
+  }
+  return new Response("no such test subscriber", { status: 599 });
+}
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -14,10 +45,19 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           // A test-only signing key (the real one is a Worker secret).
           TICKET_SIGNING_KEY: "7e57".repeat(16),
+          // Webhooks (test/webhooks): a test-only sealing key; http and
+          // loopback subscribers allowed; retries at once, 3 attempts; the
+          // sweep takes every unsent delivery when a test calls it.
+          WEBHOOK_SECRET_KEY: btoa("test-only webhook sealing key 32"),
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_RETRY_BASE_SECONDS: "0",
+          WEBHOOK_MAX_ATTEMPTS: "3",
+          WEBHOOK_SWEEP_GRACE_SECONDS: "0",
           // test/hardening fuzzing: FUZZ_SEED=… FUZZ_RUNS=… npx vitest run test/hardening
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
         },
+        outboundService: subscribers,
       },
     }),
   ],

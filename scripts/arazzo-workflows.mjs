@@ -18,25 +18,14 @@
 //  5. A negative run with a wrong password must FAIL (every workflow), so a
 //     server that answers a wrong status cannot pass.
 //  6. The server is stopped whatever happens.
-import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { basicAuthorization, insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
+import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { addDays } from "../tools/lib/dates.mjs";
+import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { runRedocly } from "../tools/lib/redocly.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
-import { applyMigrations, d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
-
-/** A fresh local D1 state in a temporary directory: every migration, one admin account. */
-async function prepareLocalState(name = "e2e-admin") {
-  const dir = tempDir("museum-e2e-state-");
-  const target = d1Target({ persistTo: dir.path });
-  applyMigrations(target, { quiet: true });
-  const secret = newSecret();
-  d1Execute(target, { command: insertAccountSql({ name, role: "admin", secret }) });
-  return { persistTo: dir.path, admin: { name, secret }, authorization: basicAuthorization(name, secret), cleanup: dir.remove };
-}
 
 const ARAZZO_FILES = ["museum-api.arazzo.yaml", "museum-tickets.arazzo.yaml"];
 const EXPECTED_WORKFLOWS = ["get-museum-hours", "events-crud", "get-museum-tickets"];
@@ -200,22 +189,21 @@ async function negativeRun(referenceDir, options) {
  * (empty when everything held).
  */
 export async function runArazzoWorkflows(referenceDir) {
-  const state = await prepareLocalState();
-  log(`local admin account "${state.admin.name}" created in ${state.persistTo}`);
+  const state = prepareLocalState();
+  log(`local admin account "${state.account.name}" created in ${state.persistTo}`);
   let server;
   try {
     server = await startWranglerDev({
       persistTo: state.persistTo,
       logLevel: "warn",
-      // A throw-away signing key for ticket QR payloads (the real one is a secret).
-      vars: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
+      vars: throwawaySecrets(),
     });
     const serverUrl = `${server.origin}/v1.1`;
     const referenceDates = [...new Set(ARAZZO_FILES.flatMap((f) => readFileSync(join(referenceDir, f), "utf8").match(/\b2023-\d\d-\d\d\b/g) ?? []))];
     const shiftDays = await dateShift(server.origin, state.authorization, referenceDates);
     log(`2023 dates move ${shiftDays} days (${shiftDays / 7} weeks): ${referenceDates.map((d) => `${d} -> ${addDays(d, shiftDays)}`).join(", ")}`);
     const failures = [await passingRun(referenceDir, { authorization: state.authorization, serverUrl, shiftDays })];
-    const wrong = basicAuthorization(state.admin.name, "not-the-secret");
+    const wrong = basicAuthorization(state.account.name, "not-the-secret");
     failures.push(await negativeRun(referenceDir, { authorization: wrong, serverUrl, shiftDays }));
     return failures.filter(Boolean);
   } finally {

@@ -16,6 +16,36 @@ import { ROOT, applyMigrations, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run dev [-- [--ip <address>] [--port <port>] [--skip-seed] [-- <wrangler dev options>]]`;
 
+/** The names under wrangler.toml's top-level [vars]: plain settings .dev.vars may override. */
+function plainVarNames() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const section = /^\[vars\]\s*$([\s\S]*?)^\[/m.exec(toml)?.[1] ?? "";
+  return new Set([...section.matchAll(/^\s*([A-Z0-9_]+)\s*=/gm)].map((m) => m[1]));
+}
+
+/**
+ * `--var KEY:VALUE` for each .dev.vars entry that overrides a plain [vars]
+ * setting (e.g. WEBHOOK_ALLOW_LOOPBACK): with `[secrets] required` in the
+ * config, wrangler dev reads only the listed secrets from .dev.vars.
+ */
+function localVarOverrides(vars) {
+  const names = plainVarNames();
+  return Object.entries(vars)
+    .filter(([key]) => names.has(key))
+    .flatMap(([key, value]) => ["--var", `${key}:${value}`]);
+}
+
+/**
+ * The .dev.vars entries meant for the Worker: all but the seed's LOCAL_*
+ * accounts. They go to wrangler dev as `--var`, because with `[secrets]
+ * required` in the config wrangler itself reads only the listed secrets from
+ * .dev.vars, and local plain settings such as WEBHOOK_ALLOW_LOOPBACK would
+ * never reach the Worker.
+ */
+function workerSettings(devVars) {
+  return Object.fromEntries(Object.entries(devVars).filter(([name]) => !name.startsWith("LOCAL_")));
+}
+
 async function main(argv) {
   const { values: args, positionals: wranglerArgs } = parseCommandLine(argv, {
     ip: { type: "string", default: "127.0.0.1" },
@@ -53,7 +83,14 @@ async function main(argv) {
     });
   }
   try {
-    server = await startWranglerDev({ ip: args.ip, port: Number(args.port), inheritOutput: true, extraArgs: wranglerArgs, stopOnProcessEnd: false });
+    server = await startWranglerDev({
+      ip: args.ip,
+      port: Number(args.port),
+      vars: workerSettings(vars),
+      inheritOutput: true,
+      extraArgs: wranglerArgs,
+      stopOnProcessEnd: false,
+    });
   } catch (error) {
     if (stopping) process.exit(0); // Ctrl-C while it started
     throw error;

@@ -2,6 +2,7 @@ import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { specialEventsRouter } from "./events";
+import { SpecialEventResponseSchema } from "./events/schemas";
 import { docsRouter } from "./docs";
 import { OPENAPI_TAGS } from "./docs/tags";
 import { healthRoute, healthRouter } from "./health";
@@ -17,6 +18,7 @@ import { jsonBody } from "./middleware/json-body";
 import { loginThrottle } from "./middleware/login-throttle";
 import { securityHeaders } from "./middleware/security-headers";
 import { ticketsRouter } from "./tickets";
+import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
 /** The interface version this service implements (the API description's). */
 const API_VERSION = "1.1.1";
@@ -45,6 +47,7 @@ function createApi() {
   });
   // Served by the root app (createApp), documented here with its own server.
   api.openAPIRegistry.registerPath(healthRoute);
+  registerPublishNewEventWebhook(api, SpecialEventResponseSchema);
 
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),
@@ -61,6 +64,7 @@ function createApi() {
   api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
   api.route("/", ticketsRouter);
+  api.route("/", webhooksRouter);
   return api;
 }
 

@@ -3,6 +3,7 @@ import { addDays, todayIn } from "../platform/dates";
 import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
 import { eventNotFound } from "./problems";
+import { publishDeliveries } from "../webhooks/outbox";
 import * as queries from "./queries";
 import * as service from "./service";
 import type * as routes from "./routes";
@@ -10,7 +11,8 @@ import type * as routes from "./routes";
 const DEFAULT_WINDOW_DAYS = 7;
 
 export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEvent> = async (c) => {
-  const event = await queries.insertSpecialEvent(c.var.db, c.req.valid("json"));
+  const { event, deliveryIds } = await service.createEvent(c.var.db, c.req.valid("json"));
+  publishDeliveries(c, deliveryIds);
   c.header("Location", `${new URL(c.req.url).pathname}/${event.eventId}`);
   return c.json(event, 201);
 };
@@ -49,9 +51,10 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const event = await service.updateEvent(c.var.db, eventId, c.req.valid("json"));
-  if (!event) throw eventNotFound(eventId);
-  return c.json(event, 200);
+  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"));
+  if (!change) throw eventNotFound(eventId);
+  publishDeliveries(c, change.deliveryIds);
+  return c.json(change.event, 200);
 };
 
 export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {

@@ -41,6 +41,17 @@ function toSpecialEvent(row: EventRow): SpecialEvent {
   };
 }
 
+/**
+ * The active event ?1 as one JSON text `payload`, in the shape GET returns
+ * (SpecialEvent), read from the very columns GET reads (EVENT_COLUMNS): the
+ * body of a publishNewEvent delivery, recorded by the webhook outbox in the
+ * batch that changes the event. The price is a JSON real (`60.0`); it reads
+ * as the same number.
+ */
+export const EVENT_PAYLOAD_SQL = `SELECT json_object('eventId', event_id, 'name', name, 'location', location,
+    'eventDescription', description, 'dates', json(dates), 'price', price_cents / 100.0) AS payload
+  FROM (SELECT ${EVENT_COLUMNS} FROM special_events e WHERE e.event_id = ?1 AND e.cancelled_at IS NULL)`;
+
 function selectActiveEvent(db: Db, eventId: string) {
   return db
     .prepare(`SELECT ${EVENT_COLUMNS} FROM special_events e WHERE e.event_id = ?1 AND e.cancelled_at IS NULL`)
@@ -50,10 +61,11 @@ function selectActiveEvent(db: Db, eventId: string) {
 /** Inserts an event and its dates in one atomic batch; returns it as stored. */
 export async function insertSpecialEvent(
   db: Db,
+  eventId: string,
   input: CreateSpecialEventRequest,
+  runBatch: BatchRunner = (statements) => db.batch(statements),
 ): Promise<SpecialEvent> {
-  const eventId = crypto.randomUUID();
-  const results = await db.batch([
+  const results = await runBatch([
     db
       .prepare(
         `INSERT INTO special_events (event_id, name, location, description, price_cents)

@@ -36,13 +36,18 @@ const MAY_IMPORT: Record<string, string[]> = {
     "hours/calendar.ts", "hours/open-day.ts",
     "events/lookup.ts", "events/schemas.ts", "events/problems.ts",
   ],
-  // Events reach tickets through tickets/event-changes.ts only.
-  "events": ["env.ts", "platform", "http", "middleware", "tickets/event-changes.ts"],
+  // Webhooks never read events: the events feature hands the outbox its payload (as SQL).
+  "webhooks": ["env.ts", "platform", "http", "middleware"],
+  // Events reach tickets through tickets/event-changes.ts only, webhooks through webhooks/outbox.ts only.
+  "events": ["env.ts", "platform", "http", "middleware", "tickets/event-changes.ts", "webhooks/outbox.ts"],
   "health": ["env.ts", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
-  "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs"],
-  // The Worker's entry: the app, and what the Cron Trigger runs.
-  "index.ts": ["app.ts", "platform", "accounts/login-failures.ts", "tickets/idempotency-queries.ts"],
+  "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs", "webhooks"],
+  // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
+  "index.ts": [
+    "app.ts", "platform", "accounts/login-failures.ts", "tickets/idempotency-queries.ts",
+    "webhooks/deliver.ts", "webhooks/outbox.ts",
+  ],
 };
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']/g;

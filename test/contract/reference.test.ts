@@ -7,8 +7,9 @@
 // property, status code and security requirement must be in the served
 // document with a compatible type; any drift fails.
 //
-// Only the 1.1.1 operations are compared: the fixture's 1.2.1 entry adds the
-// `publishNewEvent` webhook, which this service does not send yet.
+// The operations are compared with 1.1.1, the interface version served; the
+// 1.2.1 entry's `publishNewEvent` webhook is compared in
+// test/webhooks/openapi.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentFacts, typeList, type Json } from "../../tools/lib/openapi-facts.mjs";
 import { api } from "../helpers";

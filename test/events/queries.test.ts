@@ -3,10 +3,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
+  EVENT_PAYLOAD_SQL,
   LIST_IN_WINDOW_SQL,
   cancelSpecialEvent,
   findSpecialEvent,
-  insertSpecialEvent,
+  insertSpecialEvent as insertSpecialEventWithId,
   listSpecialEventsInWindow,
   writeSpecialEventChanges,
 } from "../../src/events/queries";
@@ -14,6 +15,10 @@ import type { CreateSpecialEventRequest } from "../../src/events/schemas";
 import { uniqueName, yearAllocator } from "../helpers";
 
 const nextYear = yearAllocator(4000);
+
+// The service (events/service.ts) picks the new event's id; here a fresh one each time.
+const insertSpecialEvent = (db: D1Database, event: CreateSpecialEventRequest) =>
+  insertSpecialEventWithId(db, crypto.randomUUID(), event);
 
 function input(overrides: Partial<CreateSpecialEventRequest> = {}): CreateSpecialEventRequest {
   return {
@@ -205,6 +210,28 @@ describe("cancelSpecialEvent", () => {
     expect(await cancelSpecialEvent(env.DB, created.eventId)).toBe(false);
     expect((await eventRow(created.eventId))!.cancelled_at).toBe(cancelledAt);
     expect(await cancelSpecialEvent(env.DB, crypto.randomUUID())).toBe(false);
+  });
+});
+
+describe("EVENT_PAYLOAD_SQL (the publishNewEvent body the webhook outbox records)", () => {
+  const payloadOf = async (eventId: string) => {
+    const row = await env.DB.prepare(EVENT_PAYLOAD_SQL).bind(eventId).first<{ payload: string }>();
+    return row ? JSON.stringify(JSON.parse(row.payload)) : null;
+  };
+
+  it("is the event exactly as findSpecialEvent returns it, whole and fractional prices, dates in order", async () => {
+    const y = nextYear();
+    for (const price of [0, 60, 12.5, 19.99, 999999.99]) {
+      const created = await insertSpecialEvent(env.DB, input({ price, dates: [`${y}-03-03`, `${y}-01-01`, `${y}-02-02`] }));
+      expect(await payloadOf(created.eventId)).toBe(JSON.stringify(await findSpecialEvent(env.DB, created.eventId)));
+    }
+  });
+
+  it("finds no row for a cancelled or unknown event (nothing is published)", async () => {
+    const created = await insertSpecialEvent(env.DB, input());
+    await cancelSpecialEvent(env.DB, created.eventId);
+    expect(await payloadOf(created.eventId)).toBeNull();
+    expect(await payloadOf(crypto.randomUUID())).toBeNull();
   });
 });
 

@@ -14,6 +14,7 @@
  * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
+import { toHex } from "../../platform/crypto";
 
 export type TicketType = "general" | "event";
 
@@ -192,7 +193,7 @@ function uuidToBytes(uuid: string): Uint8Array {
 }
 
 function bytesToUuid(bytes: Uint8Array): string {
-  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = toHex(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

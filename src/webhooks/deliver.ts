@@ -1,0 +1,112 @@
+/**
+ * The Queue consumer: one message per delivery, all messages of a batch at
+ * once, so one slow or failing subscriber never holds up another.
+ *
+ * For each message: read the delivery and its subscription (the record of
+ * truth), skip it when the subscription was deleted or the delivery already
+ * ended, POST the event with Standard Webhooks headers (10 s timeout,
+ * redirects not followed), record the attempt, then ack, or retry through the
+ * Queue with exponential backoff and jitter until the last attempt, which
+ * ends the delivery as `failed`.
+ */
+import { log } from "../platform/log";
+import { type DeliveryMessage } from "./outbox";
+import { type AttemptOutcome, findDeliveryWork, recordAttempt } from "./queries";
+import { openSecret, type SealingKeys, signatureHeader } from "./signing";
+import { webhookSettings, type WebhookSettings } from "./settings";
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Each retry waits this many times longer than the one before. */
+const BACKOFF_FACTOR = 3;
+/** The longest delay a Queue message can be retried with. */
+const MAX_DELAY_SECONDS = 43_200;
+const USER_AGENT = "museum-api-webhooks/1";
+
+export type ConsumerEnv = SealingKeys & {
+  DB: D1Database;
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
+  WEBHOOK_MAX_ATTEMPTS?: string;
+};
+
+/** Seconds before the attempt after `attempt` (1-based): base × 3^(attempt-1), plus up to 25 % jitter. */
+export function retryDelaySeconds(attempt: number, baseSeconds: number, random = Math.random()): number {
+  const delay = baseSeconds * BACKOFF_FACTOR ** (attempt - 1);
+  return Math.min(MAX_DELAY_SECONDS, Math.round(delay * (1 + random / 4)));
+}
+
+/** Sends one delivery; returns the response status, or null for a network error or timeout. */
+async function post(url: string, headers: Record<string, string>, body: string): Promise<number | null> {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "User-Agent": USER_AGENT, ...headers },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    // The answer's body is of no interest; release the connection.
+    await response.body?.cancel();
+    return response.status;
+  } catch {
+    return null;
+  }
+}
+
+function outcomeOf(responseStatus: number | null, attempt: number, settings: WebhookSettings): AttemptOutcome {
+  if (responseStatus !== null && responseStatus >= 200 && responseStatus <= 299) {
+    return { status: "delivered", responseStatus, retryInSeconds: null };
+  }
+  if (attempt >= settings.maxAttempts) return { status: "failed", responseStatus, retryInSeconds: null };
+  return { status: "retrying", responseStatus, retryInSeconds: retryDelaySeconds(attempt, settings.retryBaseSeconds) };
+}
+
+async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: WebhookSettings) {
+  const { deliveryId } = message.body;
+  const work = await findDeliveryWork(env.DB, deliveryId);
+  if (!work || work.deleted_at !== null || work.status === "delivered" || work.status === "failed") {
+    message.ack();
+    return;
+  }
+  const secret = await openSecret(env, work.webhook_id, { sealed: work.secret_sealed, keyId: work.secret_key_id });
+  // The payload is JSON as SQLite writes it (a price reads `60.0`); sent as JavaScript writes it, as GET does.
+  const body = JSON.stringify(JSON.parse(work.payload));
+  const timestamp = Math.floor(Date.now() / 1000);
+  const responseStatus = await post(
+    work.url,
+    {
+      "webhook-id": work.delivery_id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": await signatureHeader(secret, work.delivery_id, timestamp, body),
+    },
+    body,
+  );
+  const attempt = work.attempts + 1;
+  const outcome = outcomeOf(responseStatus, attempt, settings);
+  const recorded = await recordAttempt(env.DB, deliveryId, work.attempts, outcome);
+  log.info("webhook delivery attempt", {
+    deliveryId,
+    webhookId: work.webhook_id,
+    attempt,
+    responseStatus,
+    status: outcome.status,
+  });
+  if (recorded && outcome.retryInSeconds !== null) message.retry({ delaySeconds: outcome.retryInSeconds });
+  else message.ack();
+}
+
+export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: ConsumerEnv): Promise<void> {
+  const settings = webhookSettings(env);
+  await Promise.all(
+    batch.messages.map((message) =>
+      deliverOne(message, env, settings).catch((error: unknown) => {
+        // D1 unreachable, a key that does not open the secret...: the Queue
+        // tries again later; after max_retries the message goes to the DLQ.
+        log.error("webhook delivery failed unexpectedly", {
+          deliveryId: message.body?.deliveryId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        message.retry({ delaySeconds: settings.retryBaseSeconds });
+      }),
+    ),
+  );
+}

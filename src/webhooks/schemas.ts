@@ -1,0 +1,89 @@
+import { z } from "@hono/zod-openapi";
+import { UuidSchema } from "../http/openapi";
+import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
+import { MAX_URL_LENGTH } from "./url-rules";
+
+const MAX_DESCRIPTION = 200;
+// A single line of text: no C0/C1 control (tab and newlines included), no
+// line or paragraph separator, no bidi embedding, override or isolate
+// control (which could make a listing read differently from what is stored).
+const NOT_SINGLE_LINE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+
+export const WebhookIdSchema = UuidSchema.openapi({
+  description: "Identifier of a webhook subscription.",
+  example: "1b0e3c4e-8d0c-4b8f-9a53-5a2f8e0f6c11",
+});
+
+const WebhookUrlSchema = z.string({ error: "Must be a string." }).openapi({
+  description:
+    "Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is neither `localhost` nor a private, loopback or link-local IP address.",
+  format: "uri",
+  maxLength: MAX_URL_LENGTH,
+  example: "https://partner.example/hooks/museum",
+});
+
+const DescriptionSchema = z
+  .string({ error: "Must be a string." })
+  .refine((value) => {
+    const length = [...value].length;
+    return length >= 1 && length <= MAX_DESCRIPTION;
+  }, { error: `Must be 1 to ${MAX_DESCRIPTION} characters.`, abort: true })
+  .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
+  .refine((value) => !NOT_SINGLE_LINE.test(value), {
+    error: "Must be a single line of text, without control or bidi formatting characters.",
+    abort: true,
+  })
+  .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
+  .openapi({ description: "What the subscription is for (one line).", example: "Digital signage in the lobby", minLength: 1, maxLength: MAX_DESCRIPTION });
+
+export const CreateWebhookRequestSchema = z
+  .strictObject({ url: WebhookUrlSchema, description: DescriptionSchema.optional() })
+  .openapi("CreateWebhookRequest", { description: "A new publishNewEvent subscription." });
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;
+
+const webhookFields = {
+  webhookId: WebhookIdSchema,
+  url: WebhookUrlSchema,
+  description: DescriptionSchema.optional(),
+  createdAt: z.string().openapi({ format: "date-time", example: "2026-05-01T09:30:00.000Z" }),
+};
+
+export const WebhookSchema = z
+  .object(webhookFields)
+  .openapi("Webhook", { description: "A publishNewEvent subscription (its secret is never shown again)." });
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const CreatedWebhookSchema = z
+  .object({
+    ...webhookFields,
+    secret: z.string().openapi({
+      description:
+        "The signing secret, `whsec_` + base64 of 32 random bytes: shown only in this response. Verify each delivery's `webhook-signature` with it (Standard Webhooks).",
+      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw5u1Zz2Gkc6E=",
+    }),
+  })
+  .openapi("CreatedWebhook", { description: "A new subscription, with its secret (shown once)." });
+
+export const WebhookListSchema = z.array(WebhookSchema).openapi("WebhookList", { description: "Every subscription." });
+
+export const WebhookDeliverySchema = z
+  .object({
+    deliveryId: UuidSchema.openapi({ description: "The delivery's id, sent as its `webhook-id` header." }),
+    eventId: UuidSchema.openapi({ description: "The special event the delivery carries." }),
+    attempts: z.number().int().openapi({ description: "Attempts made so far.", example: 1 }),
+    status: z.enum(["pending", "delivered", "retrying", "failed"]).openapi({
+      description:
+        "`pending`: not attempted yet; `retrying`: an attempt failed, another will follow; `delivered`: a 2xx answer; `failed`: no more attempts.",
+    }),
+    responseStatus: z.number().int().optional().openapi({ description: "HTTP status of the last attempt's answer (absent: none yet, or no answer).", example: 202 }),
+    lastAttemptAt: z.string().optional().openapi({ format: "date-time", example: "2026-05-01T09:31:02.114Z" }),
+  })
+  .openapi("WebhookDelivery", { description: "One delivery of an event change to a subscription." });
+
+export const WebhookDeliveryListSchema = z
+  .array(WebhookDeliverySchema)
+  .openapi("WebhookDeliveryList", { description: "A subscription's latest deliveries, newest first (at most 30)." });
+
+export const WebhookIdParamsSchema = z.object({
+  webhookId: WebhookIdSchema.openapi({ param: { name: "webhookId", in: "path" } }),
+});

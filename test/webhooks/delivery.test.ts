@@ -1,0 +1,223 @@
+// publishNewEvent deliveries end to end inside workerd: the event write and
+// its outbox rows in one D1 batch, the real local Queue, this Worker's queue()
+// consumer, and subscribers served by vitest.config.ts's outbound service.
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
+import { clearD1Faults, injectD1Faults } from "../d1-faults";
+import { api, authHeader, createEvent, eventBody, type EventJson } from "../helpers";
+import {
+  deliveryRows,
+  eventually,
+  receivedBy,
+  subscribe,
+  subscriberUrl,
+  unsubscribeAll,
+  verifyDelivery,
+} from "./helpers";
+
+// Deliveries pass through the local Queue (batches wait up to 1 s): a test
+// waits for the outcome (never for a time), so it needs more than 5 s on a busy machine (the full suite runs files side by side).
+vi.setConfig({ testTimeout: 90_000 });
+afterEach(unsubscribeAll);
+
+describe("deliveries", () => {
+  it("a created event reaches every subscription once, signed, with the body GET returns", async () => {
+    const urls = [subscriberUrl(202), subscriberUrl(200)];
+    const hooks = await Promise.all(urls.map((url) => subscribe(url)));
+    const event = await createEvent();
+    const rows = await deliveryRows("event_id = ?1", event.eventId);
+    expect(rows.map((r) => r.webhook_id).sort()).toEqual(hooks.map((h) => h.webhookId).sort());
+
+    const got = await api(`/v1.1/special-events/${event.eventId}`);
+    const getBody = await got.text();
+    for (const [i, url] of urls.entries()) {
+      const [received] = await eventually(async () => {
+        const r = await receivedBy(url);
+        return r.length > 0 ? r : undefined;
+      }, `delivery to ${url}`);
+      expect(received!.body).toBe(getBody);
+      expect(verifyDelivery(hooks[i]!.secret, received!)).toEqual(JSON.parse(getBody));
+      expect(received!.headers["content-type"]).toBe("application/json");
+      expect(rows.map((r) => r.delivery_id)).toContain(received!.headers["webhook-id"]);
+      // Another subscription's secret does not verify it.
+      expect(() => verifyDelivery(hooks[1 - i]!.secret, received!)).toThrow();
+    }
+    await eventually(async () => {
+      const now = await deliveryRows("event_id = ?1", event.eventId);
+      return now.every((r) => r.status === "delivered" && r.attempts === 1) ? now : undefined;
+    }, "both deliveries recorded as delivered");
+  });
+
+  it("an update sends a new delivery carrying the updated event", async () => {
+    const url = subscriberUrl(202);
+    const hook = await subscribe(url);
+    const event = await createEvent();
+    const res = await api(`/v1.1/special-events/${event.eventId}`, { method: "PATCH", json: { location: "Roof Garden" } });
+    const updated = (await res.json()) as EventJson;
+    const received = await eventually(async () => {
+      const r = await receivedBy(url);
+      return r.length === 2 ? r : undefined;
+    }, "two deliveries");
+    const bodies = received.map((r) => verifyDelivery(hook.secret, r) as EventJson);
+    expect(bodies).toContainEqual(event);
+    expect(bodies).toContainEqual(updated);
+    expect(updated.location).toBe("Roof Garden");
+    expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(2);
+  });
+
+  it("a 500 is retried: two attempts with the same webhook-id, then delivered", async () => {
+    const url = subscriberUrl(500, 202);
+    const hook = await subscribe(url);
+    const event = await createEvent();
+    const received = await eventually(async () => {
+      const r = await receivedBy(url);
+      return r.length === 2 ? r : undefined;
+    }, "the retry");
+    expect(received[0]!.headers["webhook-id"]).toBe(received[1]!.headers["webhook-id"]);
+    for (const r of received) verifyDelivery(hook.secret, r);
+    const [row] = await eventually(async () => {
+      const rows = await deliveryRows("event_id = ?1", event.eventId);
+      return rows[0]?.status === "delivered" ? rows : undefined;
+    }, "status delivered");
+    expect(row).toMatchObject({ attempts: 2, response_status: 202, delivery_id: received[0]!.headers["webhook-id"] });
+
+    const list = await (await api(`/v1.1/webhooks/${hook.webhookId}/deliveries`)).json();
+    expect(list).toEqual([
+      { deliveryId: row!.delivery_id, eventId: event.eventId, attempts: 2, status: "delivered", responseStatus: 202, lastAttemptAt: expect.any(String) },
+    ]);
+  });
+
+  it("a subscriber that never succeeds gets the configured number of attempts, then the delivery is failed", async () => {
+    const url = subscriberUrl(503);
+    await subscribe(url);
+    const event = await createEvent();
+    const [row] = await eventually(async () => {
+      const rows = await deliveryRows("event_id = ?1", event.eventId);
+      return rows[0]?.status === "failed" ? rows : undefined;
+    }, "status failed");
+    expect(row).toMatchObject({ attempts: 3, response_status: 503 });
+    expect(await receivedBy(url)).toHaveLength(3);
+  });
+
+  it("a redirect is not followed and counts as a failed attempt", async () => {
+    const url = subscriberUrl(302, 204);
+    await subscribe(url);
+    const event = await createEvent();
+    const [row] = await eventually(async () => {
+      const rows = await deliveryRows("event_id = ?1", event.eventId);
+      return rows[0]?.status === "delivered" ? rows : undefined;
+    }, "status delivered");
+    expect(row).toMatchObject({ attempts: 2, response_status: 204 });
+    // The redirect's target (elsewhere.test) was never asked: only the subscriber's two answers.
+    expect(await receivedBy(url)).toHaveLength(2);
+  });
+
+  it("one failing subscriber does not hold up another", async () => {
+    const failing = subscriberUrl(500);
+    const healthy = subscriberUrl(202);
+    await subscribe(failing);
+    await subscribe(healthy);
+    const event = await createEvent();
+    await eventually(async () => {
+      const rows = await deliveryRows("event_id = ?1 AND status = 'delivered'", event.eventId);
+      return rows.length === 1 ? rows : undefined;
+    }, "the healthy delivery");
+    expect(await receivedBy(healthy)).toHaveLength(1);
+  });
+
+  it("a message still queued for a deleted subscription is acked without a request", async () => {
+    const url = subscriberUrl(500);
+    const hook = await subscribe(url);
+    const event = await createEvent();
+    const [row] = await eventually(async () => {
+      const rows = await deliveryRows("event_id = ?1", event.eventId);
+      return rows[0]?.status === "failed" ? rows : undefined;
+    }, "the attempts to end");
+    await api(`/v1.1/webhooks/${hook.webhookId}`, { method: "DELETE" });
+    // As if the retry's message were still in the queue, its row not yet ended.
+    await env.DB.prepare("UPDATE webhook_deliveries SET status = 'retrying', attempts = 1 WHERE delivery_id = ?1").bind(row!.delivery_id).run();
+    const before = (await receivedBy(url)).length;
+    const batch = createMessageBatch("museum-webhooks", [
+      { id: "m1", timestamp: new Date(), attempts: 2, body: { deliveryId: row!.delivery_id } },
+    ]);
+    await worker.queue(batch as MessageBatch<{ deliveryId: string }>, env);
+    const result = await getQueueResult(batch, createExecutionContext());
+    expect(result.explicitAcks).toEqual(["m1"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(await receivedBy(url)).toHaveLength(before);
+    expect((await deliveryRows("delivery_id = ?1", row!.delivery_id))[0]).toMatchObject({ attempts: 1 });
+  });
+
+  it("a deleted subscription gets nothing of later changes (no delivery row, no request)", async () => {
+    const url = subscriberUrl(500);
+    const hook = await subscribe(url);
+    const kept = subscriberUrl(202);
+    await subscribe(kept);
+    await api(`/v1.1/webhooks/${hook.webhookId}`, { method: "DELETE" });
+    const event = await createEvent();
+    await eventually(async () => ((await receivedBy(kept)).length === 1 ? true : undefined), "the other subscriber");
+    expect(await deliveryRows("event_id = ?1 AND webhook_id = ?2", event.eventId, hook.webhookId)).toEqual([]);
+    expect(await receivedBy(url)).toEqual([]);
+  });
+});
+
+describe("nothing is lost", () => {
+  it("the sweep delivers what the Queue never got (the D1 answer lost after the commit)", async () => {
+    const url = subscriberUrl(202);
+    const hook = await subscribe(url);
+    const body = eventBody();
+    injectD1Faults({ on: "batch", sql: "INSERT INTO special_events", effect: "lost-response" });
+    const res = await api("/v1.1/special-events", { method: "POST", json: body });
+    expect(clearD1Faults()).toBe(1);
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    // The event and its delivery were committed; the Worker never knew, so nothing was sent.
+    const [row] = await deliveryRows("webhook_id = ?1", hook.webhookId);
+    expect(row).toMatchObject({ status: "pending", attempts: 0, enqueued_at: null });
+    expect(await receivedBy(url)).toEqual([]);
+
+    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    const [received] = await eventually(async () => {
+      const r = await receivedBy(url);
+      return r.length > 0 ? r : undefined;
+    }, "the swept delivery");
+    expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
+    expect(verifyDelivery(hook.secret, received!)).toMatchObject({ name: body.name });
+  });
+
+  it("the sweep delivers what a failed Queue send left behind; the response was not held up by it", async () => {
+    const url = subscriberUrl(202);
+    const hook = await subscribe(url);
+    const failingQueue = {
+      send: () => Promise.reject(new Error("queue unavailable")),
+      sendBatch: () => Promise.reject(new Error("queue unavailable")),
+    };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("https://museum.test/v1.1/special-events", {
+        method: "POST",
+        headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
+        body: JSON.stringify(eventBody()),
+      }),
+      { ...env, WEBHOOK_QUEUE: failingQueue as unknown as Queue },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(201);
+    const event = (await res.json()) as EventJson;
+    const [row] = await deliveryRows("event_id = ?1", event.eventId);
+    expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", enqueued_at: null });
+
+    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    const [received] = await eventually(async () => {
+      const r = await receivedBy(url);
+      return r.length > 0 ? r : undefined;
+    }, "the swept delivery");
+    expect(verifyDelivery(hook.secret, received!)).toEqual(event);
+    // Handed over once: a second sweep finds nothing to send.
+    await eventually(async () => ((await deliveryRows("delivery_id = ?1 AND enqueued_at IS NOT NULL", row!.delivery_id)).length ? true : undefined), "enqueued_at");
+    expect(await sweepUnsentDeliveries(env)).toBe(0);
+  });
+});

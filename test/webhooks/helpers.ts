@@ -1,0 +1,68 @@
+import { env } from "cloudflare:workers";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { api } from "../helpers";
+
+export type Received = { headers: Record<string, string>; body: string };
+
+/**
+ * A subscriber URL served by vitest.config.ts's outbound service: its nth
+ * request is answered with the nth of `statuses` (the last one repeats).
+ */
+export function subscriberUrl(...statuses: number[]): string {
+  return `https://hooks.example/answer/${statuses.join("-")}/${crypto.randomUUID()}`;
+}
+
+/** What a subscriber URL has received so far, in order. */
+export async function receivedBy(url: string): Promise<Received[]> {
+  const { host, pathname } = new URL(url);
+  const res = await fetch(`https://subscriber-log.test/received?path=${encodeURIComponent(host + pathname)}`);
+  return (await res.json()) as Received[];
+}
+
+export type CreatedWebhook = { webhookId: string; url: string; description?: string; createdAt: string; secret: string };
+
+export async function subscribe(url: string, description?: string): Promise<CreatedWebhook> {
+  const res = await api("/v1.1/webhooks", { method: "POST", json: { url, ...(description ? { description } : {}) } });
+  if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as CreatedWebhook;
+}
+
+/** Ends every live subscription (storage is per test file; tests of a file share it). */
+export async function unsubscribeAll(): Promise<void> {
+  const list = (await (await api("/v1.1/webhooks")).json()) as { webhookId: string }[];
+  for (const { webhookId } of list) await api(`/v1.1/webhooks/${webhookId}`, { method: "DELETE" });
+}
+
+export type DeliveryDbRow = {
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  enqueued_at: string | null;
+};
+
+export async function deliveryRows(where: string, ...params: unknown[]): Promise<DeliveryDbRow[]> {
+  const { results } = await env.DB.prepare(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY rowid`)
+    .bind(...params)
+    .all<DeliveryDbRow>();
+  return results;
+}
+
+/** Polls until `check` returns a value (not undefined); fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Verifies a received delivery with the off-the-shelf Standard Webhooks verifier; returns the payload. */
+export function verifyDelivery(secret: string, received: Received): unknown {
+  return new StandardWebhook(secret).verify(received.body, received.headers);
+}
