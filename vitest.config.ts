@@ -14,6 +14,10 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           // A test-only signing key (the real one is a Worker secret).
           TICKET_SIGNING_KEY: "7e57".repeat(16),
+          // Off unless a test turns it on (setTestVars, test/worker.ts): a
+          // render after every sale would make the image tests' render counts
+          // depend on background work, and the fuzzers' thousands of sales slow.
+          PRERENDER_TICKET_IMAGES: "false",
           // test/hardening fuzzing: FUZZ_SEED=… FUZZ_RUNS=… npx vitest run test/hardening
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
