@@ -53,6 +53,10 @@ export default defineConfig({
           WEBHOOK_RETRY_BASE_SECONDS: "0",
           WEBHOOK_MAX_ATTEMPTS: "3",
           WEBHOOK_SWEEP_GRACE_SECONDS: "0",
+          // Off unless a test turns it on (setTestVars, test/worker.ts): a
+          // render after every sale would make the image tests' render counts
+          // depend on background work, and the fuzzers' thousands of sales slow.
+          PRERENDER_TICKET_IMAGES: "false",
           // test/hardening fuzzing: FUZZ_SEED=… FUZZ_RUNS=… npx vitest run test/hardening
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
           FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",

@@ -5,13 +5,16 @@
 //     top-level evaluation in a local workerd; the time the profile's samples
 //     spent outside "(idle)".
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, extname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { runWrangler } from "../tools/lib/wrangler.mjs";
 
-/** Builds the Worker as `wrangler deploy` would; returns sizes. */
-export function buildBundle(outdir, { minify = false } = {}) {
-  const args = ["deploy", "--dry-run", "--outdir", outdir, "--env", ""];
+/**
+ * Builds the Worker as `wrangler deploy` would; returns sizes. `entry`: another
+ * entry module than wrangler.toml's `main` (the bench's distance bundle).
+ */
+export function buildBundle(outdir, { minify = false, entry } = {}) {
+  const args = ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", outdir, "--env", ""];
   if (minify) args.push("--minify");
   const out = runWrangler(args, { capture: true });
   const total = /Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/.exec(out);
@@ -23,7 +26,8 @@ export function buildBundle(outdir, { minify = false } = {}) {
     });
   return {
     minify,
-    script: join(outdir, "index.js"),
+    // wrangler names the bundle after its entry module.
+    script: join(outdir, entry ? `${basename(entry, extname(entry))}.js` : "index.js"),
     files,
     raw: files.reduce((s, f) => s + f.raw, 0),
     gzip: files.reduce((s, f) => s + f.gzip, 0),

@@ -16,9 +16,11 @@ export function percentile(sorted, p) {
  * Runs autocannon against `base` and returns
  * { requests, seconds, rps, p50, p90, p99, max, mean, statuses, unexpected, errors, timeouts }.
  * `expect` lists the status codes that count as success; any other status,
- * socket error or timeout is an error.
+ * socket error or timeout is an error. `sequence` (n > 1): each connection's
+ * requests are steps of n, and the latencies are those of whole sequences
+ * (the sum of their steps' response times); `requests` still counts responses.
  */
-export async function runLoad({ base, connections, duration, amount, requests, headers, expect, timeout = 30 }) {
+export async function runLoad({ base, connections, duration, amount, requests, headers, expect, timeout = 30, sequence = 1 }) {
   const url = new URL(base);
   const latencies = [];
   const statuses = {};
@@ -38,9 +40,20 @@ export async function runLoad({ base, connections, duration, amount, requests, h
     const key = error?.code ?? error?.message ?? String(error);
     errorMessages[key] = (errorMessages[key] ?? 0) + 1;
   });
-  instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-    latencies.push(responseTime);
+  const steps = new Map();
+  let responses = 0;
+  instance.on("response", (client, statusCode, _bytes, responseTime) => {
+    responses += 1;
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    const step = steps.get(client) ?? { n: 0, ms: 0 };
+    step.n += 1;
+    step.ms += responseTime;
+    if (step.n === sequence) {
+      latencies.push(step.ms);
+      steps.delete(client);
+    } else {
+      steps.set(client, step);
+    }
   });
   const result = await instance;
   const seconds = (performance.now() - started) / 1000;
@@ -49,9 +62,9 @@ export async function runLoad({ base, connections, duration, amount, requests, h
     .filter(([code]) => !expect.includes(Number(code)))
     .reduce((n, [, count]) => n + count, 0);
   return {
-    requests: latencies.length,
+    requests: responses,
     seconds,
-    rps: latencies.length / seconds,
+    rps: responses / seconds,
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),

@@ -30,11 +30,71 @@ export function checkBudgets(results) {
       const ratio = r.p50 / byId.get("events-year-100").p50;
       checks.push({ id: r.id, rule: "p50 ≤ 2× the 100-event list", value: `${f(ratio, 2)}×`, pass: ratio <= 2 });
     }
+    if (r.id === "kiosk-buy-fetch" && byId.has("kiosk-buy") && byId.has("kiosk-fetch")) {
+      const limit = byId.get("kiosk-buy").p50 + 1.2 * byId.get("kiosk-fetch").p50;
+      checks.push({
+        id: r.id,
+        rule: "p50 ≤ buy-only p50 + 1.2× a cached image fetch",
+        value: `${f(r.p50, 2)} ms vs ${f(limit, 2)} ms`,
+        pass: r.p50 <= limit,
+      });
+    }
     if (r.kind !== "qr-first") {
       checks.push({ id: r.id, rule: "Worker CPU < 10 ms/req", value: `${f(r.cpuMs.runtime, 2)} ms`, pass: r.cpuMs.runtime < 10 });
     }
   }
-  return checks;
+  return [...checks, ...checkDistanceBudgets(results)];
+}
+
+/** Each hot path at D1 0 ms and at the run's distance: { id, near, far } (results of both passes). */
+function distancePairs(results) {
+  const rtt = results.settings.d1Rtt;
+  const near = results.distance?.[0] ?? [];
+  const far = new Map((results.distance?.[rtt] ?? []).map((r) => [r.id, r]));
+  return near.filter((r) => far.has(r.id)).map((r) => ({ id: r.id, title: r.title, near: r, far: far.get(r.id) }));
+}
+
+/** Budget at a distance: p50 at RTT ≤ p50 at 0 ms + 1 RTT + 5 ms. */
+function checkDistanceBudgets(results) {
+  const rtt = results.settings.d1Rtt;
+  return distancePairs(results).map(({ id, near, far }) => {
+    const limit = near.p50 + rtt + 5;
+    return {
+      id,
+      distance: true,
+      rule: `p50 at D1 ${rtt} ms ≤ p50 at 0 ms + ${rtt} + 5 ms`,
+      value: `${f(far.p50, 2)} ms vs ${f(limit, 2)} ms`,
+      pass: far.p50 <= limit,
+    };
+  });
+}
+
+/** The hot paths with D1 next door and a network hop away, and their round trips. */
+function distanceSection(results, checks) {
+  const pairs = distancePairs(results);
+  if (pairs.length === 0) return [];
+  const rtt = results.settings.d1Rtt;
+  const lines = [
+    "",
+    `## D1 at a distance: round trips, and each hot path at 0 and ${rtt} ms`,
+    "",
+    `The distance bundle (bench/distance-worker.ts: the Worker with every D1 round trip counted and delayed by a fixed time; ` +
+      `never deployed) through \`wrangler dev\`, ${results.settings.distanceDuration} s per scenario on one connection (latency, not ` +
+      `throughput: no request waits behind another's CPU), once with the delay 0 and once ${rtt} ms. ` +
+      "*D1 round trips* is what the bundle counted for one request of the scenario (a kiosk's whole sequence), the login remembered. " +
+      `Budget: p50 at ${rtt} ms ≤ p50 at 0 ms + one round trip + 5 ms.`,
+    "",
+    `| Scenario | D1 round trips | p50 ms @0 | p99 ms @0 | p50 ms @${rtt} | p99 ms @${rtt} | p50 Δ ms | Budget |`,
+    "|---|--:|--:|--:|--:|--:|--:|---|",
+  ];
+  for (const { id, title, near, far } of pairs) {
+    const check = checks.find((c) => c.id === id && c.distance);
+    lines.push(
+      `| ${title} | ${near.roundTrips} | ${f(near.p50, 2)} | ${f(near.p99, 2)} | ${f(far.p50, 2)} | ${f(far.p99, 2)} | ` +
+        `${f(far.p50 - near.p50, 2)} | ${check ? `${check.value} ${mark(check.pass)}` : "–"} |`,
+    );
+  }
+  return lines;
 }
 
 /** Title, machine, and the introduction of the results table. */
@@ -77,7 +137,7 @@ function resultsRows(results, checks) {
   const push = (...xs) => lines.push(...xs);
   for (const r of results.scenarios) {
     const base = baselineFor(results, r);
-    const mine = checks.filter((c) => c.id === r.id);
+    const mine = checks.filter((c) => c.id === r.id && !c.distance);
     const budgets = mine.length === 0 ? "–" : mine.map((c) => `${c.rule}: ${c.value} ${mark(c.pass)}`).join("<br>");
     const isBase = base === r;
     push(
@@ -346,6 +406,7 @@ export function renderMarkdown(results) {
     ...headerSection(results),
     ...resultsRows(results, checks),
     ...directSection(results),
+    ...distanceSection(results, checks),
     ...budgetSection(results, checks),
     ...soakSection(results),
     ...soakComparisons(results),

@@ -8,6 +8,9 @@
 //   npm run bench -- --only static,qr-cached     just these scenarios
 //                                  (render-cost: the render breakdown phase)
 //   options: --duration S  --connections N  --soak S | --no-soak
+//            --d1-rtt MS (the hot paths again on the distance bundle, one
+//            connection, every D1 round trip delayed by 0 and by MS; default 25,
+//            0 skips)
 //            --direct | --no-direct (the pass without wrangler dev)  --out FILE
 //            --wait-quiet (wait until the 1-minute load average is below 1.5)
 //
@@ -41,7 +44,7 @@ import { WranglerDev, machineBusySeconds } from "./server.mjs";
 const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "tickets-buy", "qr-cached", "qr-304"];
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
-                        [--soak S | --no-soak] [--direct | --no-direct] [--out FILE] [--wait-quiet]]
+                        [--soak S | --no-soak] [--direct | --no-direct] [--d1-rtt MS] [--out FILE] [--wait-quiet]]
 scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak, render-cost
 The CPU and memory meter reads /proc: the bench runs on Linux only.`;
 
@@ -57,6 +60,8 @@ function settings(args) {
     if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number`);
     return n;
   };
+  const d1Rtt = args["d1-rtt"] === undefined ? 25 : Number(args["d1-rtt"]);
+  if (!Number.isFinite(d1Rtt) || d1Rtt < 0) throw new UsageError("--d1-rtt must be a number of milliseconds, 0 or more");
   const only = args.only?.split(",").map((s) => s.trim()).filter(Boolean);
   const known = new Set([...SCENARIOS.map((s) => s.id), "soak", "render-cost"]);
   for (const id of only ?? []) if (!known.has(id)) throw new UsageError(`unknown scenario ${id}`);
@@ -77,6 +82,8 @@ function settings(args) {
     waitQuiet: args["wait-quiet"] === true,
     direct: args.direct === true || (!smoke && !args["no-direct"]),
     directDuration: num("duration", smoke ? 2 : 5),
+    d1Rtt,
+    distanceDuration: num("duration", smoke ? 2 : 5),
     control: !smoke,
     renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
   };
@@ -154,7 +161,7 @@ async function runScenario(server, scenario, ctx, cfg) {
     }
   } else {
     await probe(base, firstRequest(scenario.requests(ctx)), expect);
-    const warm = await runLoad({ base, connections, duration: cfg.warmup, requests: scenario.requests(ctx), expect });
+    const warm = await runLoad({ base, connections, duration: cfg.warmup, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
     warmupFailures = warm.unexpected + warm.errors;
   }
 
@@ -162,7 +169,7 @@ async function runScenario(server, scenario, ctx, cfg) {
   const load =
     scenario.mode === "amount"
       ? await runLoad({ base, connections, amount: cfg.qrFirstRequests, requests: scenario.requests(ctx), expect })
-      : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect });
+      : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
   const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
   return {
     id: scenario.id,
@@ -171,6 +178,7 @@ async function runScenario(server, scenario, ctx, cfg) {
     db: scenario.db,
     connections,
     mode: scenario.mode ?? "duration",
+    sequence: scenario.sequence ?? 1,
     ...load,
     warmupFailures,
     otherCores,
@@ -324,6 +332,7 @@ const OPTIONS = {
   direct: { type: "boolean" },
   "no-direct": { type: "boolean" },
   help: { type: "boolean" },
+  "d1-rtt": { type: "string" },
   only: { type: "string" },
   duration: { type: "string" },
   connections: { type: "string" },
@@ -353,6 +362,10 @@ function measureBundle(cfg, work, results) {
   log("==> building the Worker (wrangler deploy --dry-run)");
   results.bundle = buildBundle(join(work, "bundle"));
   if (!cfg.smoke) results.bundleMinified = buildBundle(join(work, "bundle-min"), { minify: true });
+  if (cfg.d1Rtt > 0) {
+    log("==> building the distance bundle (bench/distance-worker.ts; never deployed)");
+    results.distanceScript = buildBundle(join(work, "bundle-distance"), { entry: join(ROOT, "bench", "distance-worker.ts") }).script;
+  }
   if (cfg.startupRuns === 0) return;
   log(`==> profiling the Worker's startup (wrangler check startup, ${cfg.startupRuns} runs each)`);
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -414,11 +427,23 @@ function serverPasses({ cfg, scenarios, runSoak }) {
     { dbName: "small", direct: true, list: cfg.direct ? scenarios.filter((s) => DIRECT_SCENARIOS.includes(s.id)) : [], soak: false },
     // The soak again without wrangler dev: the Worker's heap without wrangler's DevTools relay.
     { dbName: "small", direct: true, list: [], soak: runSoak && cfg.direct },
+    // The hot paths on the distance bundle: D1 next door (0 ms), then a network hop away.
+    ...(cfg.d1Rtt > 0 ? [0, cfg.d1Rtt] : []).map((rtt) => ({
+      dbName: "small",
+      direct: false,
+      distance: rtt,
+      list: scenarios.filter((s) => s.hot),
+      soak: false,
+    })),
   ].filter((pass) => pass.list.length > 0 || pass.soak);
 }
 
-function serverFor(pass, { work, envFile, signingKey, script }) {
+function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) {
   const persistTo = join(work, `d1-${pass.dbName}`);
+  if (pass.distance !== undefined) {
+    const logPath = join(work, `wrangler-distance-${pass.distance}.log`);
+    return new WranglerDev({ script: distanceScript, persistTo, envFile, logPath, vars: { BENCH_D1_RTT_MS: String(pass.distance) } });
+  }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
   return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak });
 }
@@ -427,11 +452,12 @@ function serverFor(pass, { work, envFile, signingKey, script }) {
 async function runPass(pass, setup, results, servers) {
   const { cfg } = setup;
   const server = serverFor(pass, setup);
-  const label = pass.direct ? "Miniflare directly" : "wrangler dev";
+  const label = pass.direct ? "Miniflare directly" : pass.distance === undefined ? "wrangler dev" : `wrangler dev, distance bundle, D1 ${pass.distance} ms away`;
   servers.add(server);
   log(`==> starting ${label} (${pass.dbName} database)`);
   await server.start();
-  if (!pass.direct && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
+  const main = !pass.direct && pass.distance === undefined;
+  if (main && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
   log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
   const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20);
   if (pass.dbName === "small") {
@@ -443,24 +469,49 @@ async function runPass(pass, setup, results, servers) {
   await runScenarios(pass, server, ctx, cfg, results);
   if (pass.soak) await runSoakPass(pass, server, ctx, cfg, results, soakIdle);
   // wrangler's proxy after the scenarios, with no DevTools client attached (see inspector.mjs).
-  if (!pass.direct && pass.list.length > 0) (results.proxyRssAfter ??= {})[pass.dbName] = server.rssMiB().proxy;
+  if (main && pass.list.length > 0) (results.proxyRssAfter ??= {})[pass.dbName] = server.rssMiB().proxy;
   await server.stop();
   servers.delete(server);
   log(`    ${label} stopped (no process of it left)`);
 }
 
 async function runScenarios(pass, server, ctx, cfg, results) {
-  const into = pass.direct ? (results.direct ??= []) : results.scenarios;
-  const scenarioCfg = pass.direct ? { ...cfg, duration: cfg.directDuration } : cfg;
+  const distant = pass.distance !== undefined;
+  const into = pass.direct ? (results.direct ??= []) : distant ? ((results.distance ??= {})[pass.distance] ??= []) : results.scenarios;
+  const duration = pass.direct ? cfg.directDuration : distant ? cfg.distanceDuration : cfg.duration;
+  // At a distance, latency is what is measured: one connection, so no request queues behind another's CPU.
+  const scenarioCfg = distant ? { ...cfg, duration, connections: 1 } : { ...cfg, duration };
   for (const scenario of pass.list) {
-    log(`==> ${scenario.id}${pass.direct ? " (Miniflare directly)" : ""}: ${scenario.title}`);
+    log(`==> ${scenario.id}${pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : ""}: ${scenario.title}`);
     const r = await runScenario(server, scenario, ctx, scenarioCfg);
+    if (distant) r.roundTrips = await measureRoundTrips(server.base, scenario, ctx);
     into.push(r);
     log(
       `    ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
         `failures ${r.failures}, worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`,
     );
   }
+}
+
+/**
+ * D1 round trips of one pass through the scenario's requests (the whole
+ * sequence for a kiosk's), as the distance bundle counts them
+ * (`x-bench-d1-round-trips`, bench/distance-worker.ts). Measured on a second
+ * pass, once the first has made the login a remembered one.
+ */
+async function measureRoundTrips(base, scenario, ctx) {
+  let total = 0;
+  for (let pass = 0; pass < 2; pass += 1) {
+    const context = {};
+    total = 0;
+    for (const template of scenario.requests(ctx)) {
+      const request = template.setupRequest ? template.setupRequest({ headers: {}, ...template }, context) : template;
+      const res = await fetch(`${base}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+      template.onResponse?.(res.status, await res.text(), context);
+      total += Number(res.headers.get("x-bench-d1-round-trips"));
+    }
+  }
+  return total;
 }
 
 async function runSoakPass(pass, server, ctx, cfg, results, soakIdle) {
@@ -507,7 +558,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.direct ?? []), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 
@@ -546,7 +597,7 @@ async function main(argv) {
   try {
     measureBundle(run.cfg, work, results);
     const databases = await prepareDatabases(run, work, results);
-    const setup = { ...databases, cfg: run.cfg, work, script: results.bundle.script };
+    const setup = { ...databases, cfg: run.cfg, work, script: results.bundle.script, distanceScript: results.distanceScript };
     for (const pass of serverPasses(run)) await runPass(pass, setup, results, servers);
     await runControlPhase(run.cfg, results);
     await runRenderCostPhase(run.cfg, results);

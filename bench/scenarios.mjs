@@ -35,11 +35,37 @@ function purchaseBody(ctx, n) {
 
 export const yearQuery = (ctx) => `startDate=${ctx.today}&endDate=${addDays(ctx.today, 365)}`;
 
+/** A purchase whose response's ticket id the next request of the same connection uses (autocannon's context). */
+function purchaseRemembered(ctx) {
+  return {
+    method: "POST",
+    path: `${API}/tickets`,
+    headers: { ...json(ctx), "Content-Type": "application/json" },
+    ...rotating((n) => ({ body: purchaseBody(ctx, `kiosk-${n}`) })),
+    onResponse(status, body, context) {
+      if (status === 201) context.ticketId = JSON.parse(body).ticketId;
+    },
+  };
+}
+
+/** The image of the ticket this connection bought last. */
+function imageOfLastPurchase(ctx) {
+  return {
+    method: "GET",
+    headers: { Authorization: ctx.auth },
+    setupRequest: (req, context) => ({ ...req, path: `${API}/tickets/${context.ticketId}/qr` }),
+  };
+}
+
 /**
  * `db`: which seeded database the scenario runs against ("small": 100 events,
  * "large": 100,000). `mode`: "duration" (fixed time, fixed connections) or
  * "amount" (a fixed number of requests). `kind`: "static", "json" (a JSON
- * endpoint, under the throughput budget), "qr".
+ * endpoint, under the throughput budget), "qr", "kiosk". `hot`: a hot path,
+ * run again at a D1 distance (--d1-rtt) and held to its budget there.
+ * `sequence`: the scenario's requests are one kiosk's steps, sent one after
+ * the other on one connection; its latency is the whole sequence's.
+ * A new route's scenario (admission, ticket status, webhooks) is one entry.
  */
 export const SCENARIOS = [
   {
@@ -52,6 +78,7 @@ export const SCENARIOS = [
   },
   {
     id: "event-get",
+    hot: true,
     title: "`GET /special-events/{id}`",
     db: "small",
     kind: "json",
@@ -62,6 +89,7 @@ export const SCENARIOS = [
   },
   {
     id: "events-list",
+    hot: true,
     title: "`GET /special-events` (default window)",
     db: "small",
     kind: "json",
@@ -78,6 +106,7 @@ export const SCENARIOS = [
   },
   {
     id: "hours",
+    hot: true,
     title: "`GET /museum-hours`",
     db: "small",
     kind: "json",
@@ -86,6 +115,7 @@ export const SCENARIOS = [
   },
   {
     id: "tickets-buy",
+    hot: true,
     title: "`POST /tickets` (unique bodies)",
     db: "small",
     kind: "json",
@@ -101,6 +131,7 @@ export const SCENARIOS = [
   },
   {
     id: "tickets-replay",
+    hot: true,
     title: "`POST /tickets` replayed (one Idempotency-Key)",
     db: "small",
     kind: "json",
@@ -136,6 +167,7 @@ export const SCENARIOS = [
   },
   {
     id: "qr-cached",
+    hot: true,
     title: "`GET /tickets/{id}/qr` cached (same ticket, 200 with the PNG)",
     db: "small",
     kind: "qr",
@@ -144,6 +176,7 @@ export const SCENARIOS = [
   },
   {
     id: "qr-304",
+    hot: true,
     title: "`GET /tickets/{id}/qr` with `If-None-Match` (304)",
     db: "small",
     kind: "qr",
@@ -155,6 +188,37 @@ export const SCENARIOS = [
         headers: { Authorization: ctx.auth, "If-None-Match": ctx.etag },
       },
     ],
+  },
+  {
+    id: "kiosk-buy",
+    title: "kiosk: buy a ticket (one kiosk, one connection)",
+    db: "small",
+    kind: "kiosk",
+    hot: true,
+    connections: 1,
+    expect: [201],
+    requests: (ctx) => [purchaseRemembered(ctx)],
+  },
+  {
+    id: "kiosk-buy-fetch",
+    title: "kiosk: buy a ticket, then fetch its image (one connection; latency of the pair)",
+    db: "small",
+    kind: "kiosk",
+    hot: true,
+    connections: 1,
+    sequence: 2,
+    expect: [200, 201],
+    requests: (ctx) => [purchaseRemembered(ctx), imageOfLastPurchase(ctx)],
+  },
+  {
+    id: "kiosk-fetch",
+    title: "kiosk: fetch a cached image (one connection)",
+    db: "small",
+    kind: "kiosk",
+    hot: true,
+    connections: 1,
+    expect: [200],
+    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } }],
   },
   {
     id: "static-100k",

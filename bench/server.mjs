@@ -83,9 +83,10 @@ export class WranglerDev {
    * @param {boolean} [o.attachInspector] keep a DevTools client attached from the start (see
    *   inspector.mjs): no unbounded event buffer in wrangler's proxy, and the Worker's heap can
    *   be read; costs CPU per request (every event then travels to the client)
+   * @param {Record<string, string>} [o.vars] Worker variables (`wrangler dev --var`)
    */
-  constructor({ script, persistTo, envFile, logPath, attachInspector = false }) {
-    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector });
+  constructor({ script, persistTo, envFile, logPath, attachInspector = false, vars = {} }) {
+    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector, vars });
   }
 
   async start({ timeoutMs = 60_000 } = {}) {
@@ -96,6 +97,7 @@ export class WranglerDev {
       script: this.script,
       persistTo: this.persistTo,
       envFile: this.envFile,
+      vars: this.vars,
       logLevel: "warn",
       // DevTools for the Worker's isolate (its JS heap, sampled by the soak).
       inspectorPort: this.inspectorPort,
@@ -163,7 +165,13 @@ export class WranglerDev {
     const tree = processTree(this.root).map((p) => p.pid);
     await this.server.stop();
     this.server = undefined;
-    const left = tree.map(readStat).filter((p) => p && p.state !== "Z");
+    // A helper of wrangler's (its esbuild service) may take a moment longer to exit on a busy machine.
+    let left = [];
+    for (let waited = 0; waited <= 3_000; waited += 100) {
+      left = tree.map(readStat).filter((p) => p && p.state !== "Z");
+      if (left.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     if (left.length > 0) throw new Error(`processes of wrangler dev survived: ${left.map((p) => `${p.pid} ${p.comm}`).join(", ")}`);
   }
 }

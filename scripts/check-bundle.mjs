@@ -5,7 +5,18 @@
 import { readFileSync } from "node:fs";
 
 const BUNDLE = "dist/index.js";
-const TEST_SEAMS = ["injectD1Faults", "withD1Faults", "FAULT_INJECTION", "renderStats", "clearTicketImageMemory", "clearLoginCache"];
+const TEST_SEAMS = [
+  "injectD1Faults",
+  "withD1Faults",
+  "d1RoundTrips",
+  "setTestVars",
+  "settleWaitUntil",
+  "x-bench-d1-round-trips",
+  "FAULT_INJECTION",
+  "renderStats",
+  "clearTicketImageMemory",
+  "clearLoginCache",
+];
 
 let bundle;
 try {

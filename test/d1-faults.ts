@@ -1,9 +1,14 @@
 /**
- * Makes D1 fail on purpose, to prove how the service behaves when its
- * database does (docs/hardening.md, "Fault injection"). The test worker
- * (test/worker.ts) hands the app a D1 binding wrapped by `withD1Faults`;
- * nothing fails until a test calls `injectD1Faults`. None of this is in
- * src/, so the deployed bundle holds none of it (scripts/check-bundle.mjs).
+ * The test worker's D1 seam (test/worker.ts hands the app a D1 binding
+ * wrapped by `withD1Faults`):
+ * - makes D1 fail on purpose, to prove how the service behaves when its
+ *   database does (docs/hardening.md, "Fault injection"); nothing fails
+ *   until a test calls `injectD1Faults`;
+ * - counts D1 round trips (every statement call and every batch that
+ *   reaches D1), for the budgets of test/performance/round-trips.test.ts;
+ *   the bench's distance bundle (bench/distance-worker.ts) delays each one.
+ * None of this is in src/, so the deployed bundle holds none of it
+ * (scripts/check-bundle.mjs).
  */
 import type { Db } from "../src/env";
 
@@ -39,6 +44,16 @@ export const D1_NETWORK_LOST = "D1_ERROR: Network connection lost.";
 // Violates museum_weekly_hours' CHECK (day_of_week BETWEEN 0 AND 6).
 const FAILING_STATEMENT =
   "INSERT INTO museum_weekly_hours (day_of_week, time_open, time_close) VALUES (7, '09:00', '18:00')";
+
+/** What a wrapped binding does on each round trip that reaches D1 (before sending it). */
+export type D1RoundTripHook = () => void | Promise<void>;
+
+let roundTrips = 0;
+
+/** D1 round trips made through wrapped bindings in this isolate so far. */
+export function d1RoundTrips(): number {
+  return roundTrips;
+}
 
 type ArmedFault = D1Fault & { seen: number; fired: boolean };
 const armed: ArmedFault[] = [];
@@ -80,10 +95,17 @@ function take(operation: D1Operation, sqls: string[]): ArmedFault | undefined {
   return firing;
 }
 
-async function perform<T>(operation: D1Operation, sqls: string[], call: () => Promise<T>): Promise<T> {
+/** Sends one round trip to D1: counted, after the binding's hook. */
+async function send<T>(hook: D1RoundTripHook | undefined, call: () => Promise<T>): Promise<T> {
+  roundTrips += 1;
+  await hook?.();
+  return call();
+}
+
+async function perform<T>(operation: D1Operation, sqls: string[], hook: D1RoundTripHook | undefined, call: () => Promise<T>): Promise<T> {
   const fault = take(operation, sqls);
-  if (!fault) return call();
-  if (fault.effect === "lost-response") await call();
+  if (!fault) return send(hook, call);
+  if (fault.effect === "lost-response") await send(hook, call);
   throw new Error(fault.message ?? D1_NETWORK_LOST);
 }
 
@@ -91,31 +113,32 @@ class FaultyStatement {
   constructor(
     readonly real: D1PreparedStatement,
     readonly sql: string,
+    readonly hook: D1RoundTripHook | undefined,
   ) {}
 
   bind(...values: unknown[]): D1PreparedStatement {
-    return wrap(this.real.bind(...values), this.sql);
+    return wrap(this.real.bind(...values), this.sql, this.hook);
   }
 
   first(column?: string) {
-    return perform("first", [this.sql], () => (column === undefined ? this.real.first() : this.real.first(column)));
+    return perform("first", [this.sql], this.hook, () => (column === undefined ? this.real.first() : this.real.first(column)));
   }
 
   run() {
-    return perform("run", [this.sql], () => this.real.run());
+    return perform("run", [this.sql], this.hook, () => this.real.run());
   }
 
   all() {
-    return perform("all", [this.sql], () => this.real.all());
+    return perform("all", [this.sql], this.hook, () => this.real.all());
   }
 
   raw(options?: { columnNames?: boolean }) {
-    return perform("raw", [this.sql], () => this.real.raw(options as { columnNames: true }));
+    return perform("raw", [this.sql], this.hook, () => this.real.raw(options as { columnNames: true }));
   }
 }
 
-function wrap(statement: D1PreparedStatement, sql: string): D1PreparedStatement {
-  return new FaultyStatement(statement, sql) as unknown as D1PreparedStatement;
+function wrap(statement: D1PreparedStatement, sql: string, hook: D1RoundTripHook | undefined): D1PreparedStatement {
+  return new FaultyStatement(statement, sql, hook) as unknown as D1PreparedStatement;
 }
 
 function unwrap(statement: D1PreparedStatement): D1PreparedStatement {
@@ -126,21 +149,21 @@ function sqlOf(statement: D1PreparedStatement): string {
   return statement instanceof FaultyStatement ? statement.sql : "";
 }
 
-function faultyDb(db: Db): Db {
+function faultyDb(db: Db, hook: D1RoundTripHook | undefined): Db {
   return {
     prepare(query: string) {
       if (take("prepare", [query])) throw new Error(D1_NETWORK_LOST);
-      return wrap(db.prepare(query), query);
+      return wrap(db.prepare(query), query, hook);
     },
     async batch<T = unknown>(statements: D1PreparedStatement[]) {
       const fault = take("batch", statements.map(sqlOf));
       const real = statements.map(unwrap);
-      if (!fault) return db.batch<T>(real);
+      if (!fault) return send(hook, () => db.batch<T>(real));
       if (fault.effect === "constraint") {
         const at = Math.min(fault.after ?? real.length, real.length);
-        return db.batch<T>([...real.slice(0, at), db.prepare(FAILING_STATEMENT), ...real.slice(at)]);
+        return send(hook, () => db.batch<T>([...real.slice(0, at), db.prepare(FAILING_STATEMENT), ...real.slice(at)]));
       }
-      if (fault.effect === "lost-response") await db.batch<T>(real);
+      if (fault.effect === "lost-response") await send(hook, () => db.batch<T>(real));
       throw new Error(fault.message ?? D1_NETWORK_LOST);
     },
   };
@@ -148,14 +171,15 @@ function faultyDb(db: Db): Db {
 
 /**
  * A D1 binding whose sessions (the d1-session middleware opens one per
- * request) and direct statements go through the armed faults.
+ * request) and direct statements go through the armed faults, each round
+ * trip counted and passed through `onRoundTrip` first.
  */
-export function withD1Faults(db: D1Database): D1Database {
+export function withD1Faults(db: D1Database, onRoundTrip?: D1RoundTripHook): D1Database {
   return {
-    ...faultyDb(db),
+    ...faultyDb(db, onRoundTrip),
     withSession(constraintOrBookmark?: string) {
       const session = db.withSession(constraintOrBookmark);
-      return { ...faultyDb(session), getBookmark: () => session.getBookmark() };
+      return { ...faultyDb(session, onRoundTrip), getBookmark: () => session.getBookmark() };
     },
   } as D1Database;
 }

@@ -2,7 +2,7 @@ import type { AppRouteHandler } from "../http/types";
 import { ProblemError } from "../http/problem";
 import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
-import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./image";
+import { loadTicketImage, matchesIfNoneMatch, prerenderEnabled, prerenderSoldTicket, ticketImageEtag } from "./image";
 import { recallTicket, rememberTicket } from "./lookup-cache";
 import { signingKeysFromEnv } from "./qr";
 import * as queries from "./queries";
@@ -20,6 +20,10 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
     generalPriceCents: Number(c.env.GENERAL_TICKET_PRICE_CENTS),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
+  // A replay's image was prepared with its first response.
+  if (!replayed && prerenderEnabled(c.env)) {
+    c.executionCtx.waitUntil(prerenderSoldTicket(response, signingKeysFromEnv(c.env)));
+  }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
   c.header("Location", `${new URL(c.req.url).pathname}/${response.ticketId}/qr`);

@@ -1,6 +1,9 @@
 import { sha256Hex } from "../platform/crypto";
+import { log } from "../platform/log";
 import { TtlCache } from "../platform/ttl-cache";
+import { rememberTicket } from "./lookup-cache";
 import type { TicketForImage } from "./queries";
+import type { BuyMuseumTicketsResponse } from "./schemas";
 import {
   renderTicketPng,
   signTicketToken,
@@ -71,40 +74,98 @@ function edgeCacheKey(ticketId: string, etag: string): Request {
   return new Request(`https://ticket-images.museum-api.internal/${ticketId}/${etag.replaceAll('"', "")}.png`);
 }
 
-export type TicketImage = { png: PngBytes; source: "memory" | "edge" | "rendered" };
+export type TicketImage = { png: PngBytes; source: "memory" | "in-flight" | "edge" | "rendered" };
+
+type WaitUntil = (promise: Promise<unknown>) => void;
+
+// Renders under way in this isolate, by ETag: a fetch that arrives while the
+// same image is being drawn (a kiosk asking right after the sale's prerender
+// began) waits for that render instead of drawing it a second time.
+const rendering = new Map<string, Promise<PngBytes>>();
+
+/** The image already in this isolate: in memory, or being rendered. */
+async function imageInIsolate(etag: string): Promise<TicketImage | undefined> {
+  const inMemory = memory.get(etag);
+  if (inMemory) return { png: inMemory, source: "memory" };
+  const pending = rendering.get(etag);
+  if (pending) return { png: await pending, source: "in-flight" };
+  return undefined;
+}
+
+/** Renders the image and stores it in both caches; `waitUntil` lets the edge-cache write outlive the response. */
+function renderAndStore(ticket: TicketForImage, keys: SigningKeys, etag: string, waitUntil: WaitUntil): Promise<PngBytes> {
+  const render = (async () => {
+    const png = await renderTicketPng(ticket, await signTicketToken(ticket, keys));
+    memory.set(etag, png);
+    waitUntil(
+      caches.default.put(
+        edgeCacheKey(ticket.ticketId, etag),
+        new Response(png, {
+          headers: { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable" },
+        }),
+      ),
+    );
+    return png;
+  })();
+  rendering.set(etag, render);
+  const settled = () => rendering.delete(etag);
+  render.then(settled, settled);
+  return render;
+}
 
 /**
- * The ticket's PNG: from this isolate's memory, else the edge cache, else
- * rendered (resvg) and stored in both. `waitUntil` lets the edge-cache write
- * finish after the response has gone.
+ * The ticket's PNG: from this isolate's memory (or its render under way),
+ * else the edge cache, else rendered (resvg) and stored in both.
  */
 export async function loadTicketImage(
   ticket: TicketForImage,
   keys: SigningKeys,
   etag: string,
-  waitUntil: (promise: Promise<unknown>) => void,
+  waitUntil: WaitUntil,
 ): Promise<TicketImage> {
-  const inMemory = memory.get(etag);
-  if (inMemory) return { png: inMemory, source: "memory" };
+  const inIsolate = await imageInIsolate(etag);
+  if (inIsolate) return inIsolate;
 
-  const cache = caches.default;
-  const key = edgeCacheKey(ticket.ticketId, etag);
-  const cached = await cache.match(key);
+  const cached = await caches.default.match(edgeCacheKey(ticket.ticketId, etag));
   if (cached) {
     const png = new Uint8Array(await cached.arrayBuffer());
     memory.set(etag, png);
     return { png, source: "edge" };
   }
+  return { png: await renderAndStore(ticket, keys, etag, waitUntil), source: "rendered" };
+}
 
-  const png = await renderTicketPng(ticket, await signTicketToken(ticket, keys));
-  memory.set(etag, png);
-  waitUntil(
-    cache.put(
-      key,
-      new Response(png, {
-        headers: { "Content-Type": "image/png", "Cache-Control": "public, max-age=31536000, immutable" },
-      }),
-    ),
-  );
-  return { png, source: "rendered" };
+/**
+ * Renders a ticket just sold into the caches `GET /tickets/{id}/qr` reads
+ * (same ETag, same keys), and remembers the ticket's facts, so the kiosk's
+ * first fetch of its image draws nothing and reads no D1. Run off the
+ * response path (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES
+ * (docs/operations.md). A failure is logged, never thrown: the fetch then
+ * renders as it would without this.
+ */
+export async function prerenderSoldTicket(sale: BuyMuseumTicketsResponse, keys: SigningKeys): Promise<void> {
+  const ticket: TicketForImage = {
+    ticketId: sale.ticketId,
+    ticketType: sale.ticketType,
+    ticketDate: sale.ticketDate,
+    confirmationCode: sale.confirmationCode,
+    ...(sale.eventName === undefined ? {} : { eventName: sale.eventName }),
+    cancelled: false,
+  };
+  try {
+    rememberTicket(ticket);
+    const etag = await ticketImageEtag(ticket, keys);
+    // A ticket sold a moment ago cannot be in the edge cache yet: no lookup there.
+    if (await imageInIsolate(etag)) return;
+    const writes: Promise<unknown>[] = [];
+    await renderAndStore(ticket, keys, etag, (write) => writes.push(write));
+    await Promise.all(writes);
+  } catch (error) {
+    log.warn("ticket image prerender failed", { ticketId: sale.ticketId, error });
+  }
+}
+
+/** PRERENDER_TICKET_IMAGES: "true" renders each sold ticket's image ahead; anything else does not. */
+export function prerenderEnabled(env: { PRERENDER_TICKET_IMAGES?: string }): boolean {
+  return env.PRERENDER_TICKET_IMAGES === "true";
 }

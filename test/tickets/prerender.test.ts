@@ -1,0 +1,108 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { IMAGE_MEMORY_TTL_MS, ticketImageEtag } from "../../src/tickets/image";
+import { renderTicketPng, signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
+import { findTicketForImage } from "../../src/tickets/queries";
+import { useClock } from "../clock";
+import { api } from "../helpers";
+import { countRenders } from "../render-count";
+import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../round-trips";
+import { setTestVars, settleWaitUntil } from "../worker";
+import { buy, createEvent, type PurchaseResponse } from "./fixtures";
+
+const NOW = "2026-12-01T15:00:00Z";
+
+async function sell(json: Record<string, unknown>, key?: string) {
+  const res = await buy({ email: "kiosk@example.com", ...json }, key === undefined ? {} : { key });
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as PurchaseResponse;
+  // The prerender runs after the response; the kiosk's fetch is measured once it is done.
+  await settleWaitUntil();
+  return { body, replayed: res.headers.get("Idempotent-Replayed") === "true" };
+}
+
+/** The kiosk's fetch of the image (its login remembered); with the D1 round trips it made. */
+async function fetchImage(ticketId: string) {
+  await warmLogin("sales");
+  const { res, roundTrips } = await roundTripsOf(() =>
+    api(`/v1.1/tickets/${ticketId}/qr`, { as: "sales", headers: MEASURED_CLIENT }),
+  );
+  expect(res.status).toBe(200);
+  return { etag: res.headers.get("ETag"), png: new Uint8Array(await res.arrayBuffer()), roundTrips };
+}
+
+/** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
+async function freshRender(ticketId: string) {
+  const ticket = (await findTicketForImage(env.DB, ticketId))!;
+  const keys = signingKeysFromEnv(env);
+  return { etag: await ticketImageEtag(ticket, keys), png: await renderTicketPng(ticket, await signTicketToken(ticket, keys)) };
+}
+
+beforeEach(() => useClock(NOW));
+afterEach(() => setTestVars());
+
+describe('PRERENDER_TICKET_IMAGES = "true"', () => {
+  beforeEach(() => setTestVars({ PRERENDER_TICKET_IMAGES: "true" }));
+
+  it.each([
+    ["general", async () => ({ ticketType: "general", ticketDate: "2026-12-02" })],
+    ["event", async () => ({ ticketType: "event", eventId: await createEvent(["2026-12-05"]), ticketDate: "2026-12-05" })],
+  ])("renders a sold %s ticket once, after the response; the first fetch draws nothing and reads no D1", async (_, purchase) => {
+    const json = await purchase();
+    const counter = countRenders();
+    const { body } = await sell(json);
+    expect(counter.renders).toBe(1);
+
+    const fetched = await fetchImage(body.ticketId);
+    expect(counter.renders).toBe(1);
+    expect(fetched.roundTrips).toBe(0);
+
+    const fresh = await freshRender(body.ticketId);
+    expect(fetched.etag).toBe(fresh.etag);
+    expect(fetched.png).toEqual(fresh.png);
+  });
+
+  it("stores the image in the edge cache too: found there once the isolate's memory has let it go", async () => {
+    const counter = countRenders();
+    const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
+    useClock(new Date(Date.parse(NOW) + IMAGE_MEMORY_TTL_MS + 1_000).toISOString());
+    const fetched = await fetchImage(body.ticketId);
+    expect(counter.renders).toBe(1);
+    expect(fetched.png).toEqual((await freshRender(body.ticketId)).png);
+  });
+
+  it("does not render again for an idempotent replay", async () => {
+    const counter = countRenders();
+    const purchase = { ticketType: "general", ticketDate: "2026-12-02" };
+    const first = await sell(purchase, "prerender-replay");
+    expect(first.replayed).toBe(false);
+    expect(counter.renders).toBe(1);
+    const again = await sell(purchase, "prerender-replay");
+    expect(again.replayed).toBe(true);
+    expect(again.body.ticketId).toBe(first.body.ticketId);
+    expect(counter.renders).toBe(1);
+  });
+
+  it("renders nothing for a refused sale", async () => {
+    const counter = countRenders();
+    const res = await buy({ ticketType: "general", ticketDate: "2026-11-30", email: "kiosk@example.com" });
+    expect(res.status).toBe(400);
+    await settleWaitUntil();
+    expect(counter.renders).toBe(0);
+  });
+});
+
+describe('PRERENDER_TICKET_IMAGES = "false"', () => {
+  beforeEach(() => setTestVars({ PRERENDER_TICKET_IMAGES: "false" }));
+
+  it("renders nothing at the sale; the first fetch renders the same image", async () => {
+    const counter = countRenders();
+    const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
+    expect(counter.renders).toBe(0);
+
+    const fetched = await fetchImage(body.ticketId);
+    expect(counter.renders).toBe(1);
+    expect(fetched.roundTrips).toBe(1);
+    expect(fetched.etag).toBe((await freshRender(body.ticketId)).etag);
+  });
+});
