@@ -15,7 +15,9 @@ import { ROOT } from "../tools/lib/wrangler.mjs";
  */
 export const REQUIRED_SECRETS = ["TICKET_SIGNING_KEY", "WEBHOOK_SECRET_KEY"];
 /** Secrets src/ reads only while a key is being rolled (docs/operations.md). */
-export const ROLLOVER_SECRETS = ["TICKET_SIGNING_KEY_ID", "TICKET_SIGNING_KEYS_PREVIOUS", "WEBHOOK_SECRET_KEY_PREVIOUS"];
+export const ROLLOVER_SECRETS = ["TICKET_SIGNING_KEYS_PREVIOUS", "WEBHOOK_SECRET_KEY_PREVIOUS"];
+/** Plain settings src/ reads that [vars] may leave out (the signing key's id, `K1` by default). */
+export const OPTIONAL_VARS = ["TICKET_SIGNING_KEY_ID"];
 
 const DB_BINDING = "DB";
 const WEBHOOK_QUEUE_BINDING = "WEBHOOK_QUEUE";
