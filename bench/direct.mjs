@@ -15,7 +15,7 @@ const require = createRequire(join(ROOT, "package.json"));
 const CLK_TCK = 100;
 
 /** workerd processes started by this Node process (Miniflare's runtime). */
-function ownWorkerd() {
+export function ownWorkerd() {
   const out = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;

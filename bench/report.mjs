@@ -1,5 +1,6 @@
 // Renders the results of bench/run.mjs as Markdown, with the budgets of
 // issue 6 checked (ratios measured in the same run).
+import { percentile } from "./load.mjs";
 
 const f = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
@@ -299,6 +300,46 @@ function queryPlanSection(results) {
   return lines;
 }
 
+/**
+ * Worker CPU of a first ticket image fetch (the render) and where it goes
+ * (bench/render-breakdown.mjs), with issue 14's target checked: a first
+ * render under 10 ms (the p50 of first fetches in a warm isolate).
+ */
+export function renderCostSection(results) {
+  const cost = results.renderCost;
+  if (!cost) return [];
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+  const p = (xs, q) => percentile(sorted(xs), q);
+  const [self] = cost.subjects;
+  const firstP50 = p(self.firstMs, 50);
+  const column = (title, value) => `| ${title} | ${cost.subjects.map(value).join(" | ")} |`;
+  return [
+    "",
+    "## Render cost: a first ticket image fetch",
+    "",
+    `Worker CPU of \`GET /v1.1/tickets/{id}/qr\` (workerd process, all threads, /proc schedstat), served by Miniflare directly; ` +
+      `${cost.warmups} first fetches of tier-up, then ${cost.renders} measured` +
+      (cost.subjects.length > 1 ? ", alternating between the checkouts request by request." : "."),
+    "",
+    `| | ${cost.subjects.map((s) => s.label).join(" | ")} |`,
+    `|---|${cost.subjects.map(() => "--:|").join("")}`,
+    column("first fetch, p10 / p50 / p90", (s) => `${f(p(s.firstMs, 10), 2)} / **${f(p(s.firstMs, 50), 2)}** / ${f(p(s.firstMs, 90), 2)} ms`),
+    column("first fetch of a fresh isolate", (s) => `${f(s.freshMs, 0)} ms`),
+    column("tier-up fetches, mean", (s) => `${f(s.warmupMs.reduce((a, b) => a + b, 0) / Math.max(1, s.warmupMs.length), 1)} ms`),
+    column("cached fetch, median", (s) => `${f(p(s.cachedMs, 50), 2)} ms`),
+    column("PNG size", (s) => `${f(s.pngBytes / 1024, 1)} KiB`),
+    "",
+    `Budget: first render < 10 ms of Worker CPU (p50): ${f(firstP50, 2)} ms, ${mark(firstP50 < 10)}.`,
+    "",
+    `Where it goes (${self.label}): V8 profiles of ${cost.renders} more first fetches (sampled every ${cost.interval} µs), ` +
+      "each sample charged to the innermost function naming a part, shares scaled to the p50 above.",
+    "",
+    "| part | share | ms |",
+    "|---|--:|--:|",
+    ...cost.parts.map((part) => `| ${part.part} | ${f(part.share * 100, 1)} % | ${f(part.ms, 2)} |`),
+  ];
+}
+
 export function renderMarkdown(results) {
   const checks = checkBudgets(results);
   const lines = [
@@ -310,6 +351,7 @@ export function renderMarkdown(results) {
     ...soakComparisons(results),
     ...bundleSection(results),
     ...queryPlanSection(results),
+    ...renderCostSection(results),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -6,6 +6,7 @@
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
 //   npm run bench -- --only static,qr-cached     just these scenarios
+//                                  (render-cost: the render breakdown phase)
 //   options: --duration S  --connections N  --soak S | --no-soak
 //            --direct | --no-direct (the pass without wrangler dev)  --out FILE
 //            --wait-quiet (wait until the 1-minute load average is below 1.5)
@@ -28,11 +29,12 @@ import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs
 import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 import { buildBundle, startupProfile } from "./build.mjs";
-import { runLoad } from "./load.mjs";
+import { percentile, runLoad } from "./load.mjs";
 import { renderMarkdown } from "./report.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
 import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
+import { measureRenderCost } from "./render-breakdown.mjs";
 import { WranglerDev, machineBusySeconds } from "./server.mjs";
 
 /** The scenarios repeated without wrangler dev (the diagnostic pass). */
@@ -40,7 +42,7 @@ const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "ticket
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
                         [--soak S | --no-soak] [--direct | --no-direct] [--out FILE] [--wait-quiet]]
-scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak
+scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak, render-cost
 The CPU and memory meter reads /proc: the bench runs on Linux only.`;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -56,7 +58,7 @@ function settings(args) {
     return n;
   };
   const only = args.only?.split(",").map((s) => s.trim()).filter(Boolean);
-  const known = new Set([...SCENARIOS.map((s) => s.id), "soak"]);
+  const known = new Set([...SCENARIOS.map((s) => s.id), "soak", "render-cost"]);
   for (const id of only ?? []) if (!known.has(id)) throw new UsageError(`unknown scenario ${id}`);
   return {
     smoke,
@@ -76,6 +78,7 @@ function settings(args) {
     direct: args.direct === true || (!smoke && !args["no-direct"]),
     directDuration: num("duration", smoke ? 2 : 5),
     control: !smoke,
+    renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
   };
 }
 
@@ -488,6 +491,14 @@ async function runControlPhase(cfg, results) {
   log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
 }
 
+/** The render breakdown (bench/render-breakdown.mjs): its own build, database and server. */
+async function runRenderCostPhase(cfg, results) {
+  if (cfg.only && !cfg.only.includes("render-cost")) return;
+  results.renderCost = await measureRenderCost(cfg.renderCost);
+  const p50 = percentile([...results.renderCost.subjects[0].firstMs].sort((a, b) => a - b), 50);
+  log(`    first image fetch: ${p50.toFixed(2)} ms of Worker CPU (p50 of ${cfg.renderCost.renders})`);
+}
+
 /** Phase 5: the Markdown table and the raw JSON; returns the number of failed requests. */
 function writeReport(cfg, results) {
   const markdown = renderMarkdown(results);
@@ -538,6 +549,7 @@ async function main(argv) {
     const setup = { ...databases, cfg: run.cfg, work, script: results.bundle.script };
     for (const pass of serverPasses(run)) await runPass(pass, setup, results, servers);
     await runControlPhase(run.cfg, results);
+    await runRenderCostPhase(run.cfg, results);
   } finally {
     for (const s of servers) await s.stop().catch((e) => log(`could not stop wrangler dev: ${e.message}`));
     rmSync(work, { recursive: true, force: true });

@@ -97,7 +97,9 @@ async function main(argv) {
   }
   log(`==> ready: ${server.origin}
     curl -u ${vars.LOCAL_ADMIN_NAME}:${vars.LOCAL_ADMIN_SECRET} ${server.origin}/v1.1/special-events
-    (local accounts: ${vars.LOCAL_ADMIN_NAME} (admin), ${vars.LOCAL_SALES_NAME} (sales); secrets in .dev.vars)`);
+    (local accounts: ${vars.LOCAL_ADMIN_NAME} (admin), ${vars.LOCAL_SALES_NAME} (sales)${
+      vars.LOCAL_GATE_NAME ? `, ${vars.LOCAL_GATE_NAME} (gate)` : ", no gate account: copy LOCAL_GATE_* from .dev.vars.example"
+    }; secrets in .dev.vars)`);
   const { code, signal } = await server.exited;
   if (!stopping) {
     log(`==> wrangler dev exited (${code ?? signal})`);

@@ -205,16 +205,22 @@ export function sampleHolidaySql(today) {
 }
 
 /**
- * The local dev accounts from .dev.vars (LOCAL_ADMIN_* and LOCAL_SALES_*),
- * upserted: a changed secret in .dev.vars takes effect on the next seed, and a
- * rerun with the same values writes nothing. Only ever run against local D1.
+ * The local dev accounts from .dev.vars (LOCAL_ADMIN_*, LOCAL_SALES_* and
+ * LOCAL_GATE_*), upserted: a changed secret in .dev.vars takes effect on the
+ * next seed, and a rerun with the same values writes nothing. The gate account
+ * is optional, so that a .dev.vars copied before it existed still seeds (copy
+ * its two lines from .dev.vars.example). Only ever run against local D1.
  */
 export function localAccountsSql(vars) {
   const accounts = [
     { prefix: "LOCAL_ADMIN", role: "admin" },
     { prefix: "LOCAL_SALES", role: "sales" },
+    { prefix: "LOCAL_GATE", role: "gate", optional: true },
   ];
-  return accounts.map(({ prefix, role }) => {
+  const present = accounts.filter(
+    ({ prefix, optional }) => !optional || vars[`${prefix}_NAME`] !== undefined || vars[`${prefix}_SECRET`] !== undefined,
+  );
+  return present.map(({ prefix, role }) => {
     const name = vars[`${prefix}_NAME`];
     const secret = vars[`${prefix}_SECRET`];
     if (!name || !ACCOUNT_NAME.test(name)) {

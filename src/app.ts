@@ -70,7 +70,13 @@ function createApi() {
 
 export function createApp() {
   const app = createRouter();
-  app.use(requestId({ generator: () => crypto.randomUUID() }));
+  // Always our own id: a client's X-Request-Id is never taken as ours (it
+  // would reach logs and problem bodies as if we had issued it); the access
+  // log keeps a sane one apart, as `clientRequestId`.
+  app.use(requestId({ headerName: "", generator: () => crypto.randomUUID() }), async (c, next) => {
+    c.header("X-Request-Id", c.var.requestId);
+    await next();
+  });
   // Hardening (docs/hardening.md): a log line per request, security headers
   // and the CORS allow-list on every response, preflights answered before routing.
   app.use(accessLog(), securityHeaders(), cors());

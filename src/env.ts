@@ -16,7 +16,7 @@ export type Db = Pick<D1Database, "prepare" | "batch">;
 /**
  * Runs a query function's statements as one batch: `db.batch` by default, or
  * a caller that adds its own statements to the same batch (an event's change
- * carries the tickets' part, see src/tickets/event-changes.ts).
+ * or a day's closure carries the tickets' part, see src/tickets/cancel.ts).
  */
 export type BatchRunner = (statements: D1PreparedStatement[]) => Promise<D1Result[]>;
 

@@ -6,6 +6,7 @@ import { sha256Hex } from "../src/platform/crypto";
 export const ACCOUNTS = {
   admin: { name: "test-admin", secret: "admin-secret-for-tests-only-0123456789", role: "admin" },
   sales: { name: "test-sales", secret: "sales-secret-for-tests-only-0123456789", role: "sales" },
+  gate: { name: "test-gate", secret: "gate-secret-for-tests-only-01234567890", role: "gate" },
   revoked: { name: "test-revoked", secret: "revoked-secret-for-tests-only-012345", role: "admin" },
 } as const;
 
@@ -188,7 +189,7 @@ export function basicUtf8(name: string, secret: string): string {
 }
 
 /** Inserts an extra account straight into the database (for auth edge cases). */
-export async function insertAccount(name: string, secret: string, role: "admin" | "sales" = "sales") {
+export async function insertAccount(name: string, secret: string, role: "admin" | "sales" | "gate" = "sales") {
   await env.DB.prepare(
     `INSERT INTO accounts (name, role, secret_sha256) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING`,
   )

@@ -7,39 +7,70 @@ export type LoginFailurePolicy = {
 };
 
 /**
- * The statement that tells whether a client is over its budget: one row
- * `{ retry_after_ms }` while it is (the time left in its window), none
- * otherwise. A primary-key lookup, meant to travel in the same batch as the
- * account lookup so that it costs no extra round trip.
+ * The statement that reads a client's current window: one row
+ * `{ failures, retry_after_ms }` while it has failed logins in a window that
+ * has not passed (retry_after_ms is the time left), none otherwise. A
+ * primary-key lookup, meant to travel in the same batch as the account
+ * lookup so that it costs no extra round trip.
  */
-export function selectLoginBlock(db: Db, clientKey: string, policy: LoginFailurePolicy, nowMs: number) {
+export function selectLoginWindow(db: Db, clientKey: string, policy: LoginFailurePolicy, nowMs: number) {
   return db
     .prepare(
-      `SELECT window_start + ?3 - ?2 AS retry_after_ms FROM login_failures
-        WHERE client_key = ?1 AND window_start > ?2 - ?3 AND failures >= ?4`,
+      `SELECT failures, window_start + ?3 - ?2 AS retry_after_ms FROM login_failures
+        WHERE client_key = ?1 AND window_start > ?2 - ?3`,
     )
-    .bind(clientKey, nowMs, policy.windowMs, policy.budget);
+    .bind(clientKey, nowMs, policy.windowMs);
+}
+
+/** A client's failures in its current window, and the time left in it. */
+export type LoginWindow = { failures: number; retry_after_ms: number };
+
+/**
+ * The client's current window read at the primary, or null: a no-op update
+ * with RETURNING, since a write is never answered by a read replica that may
+ * lag behind a burst of failures. Only for a correct password from a client
+ * with failures in its window.
+ */
+export function findLoginWindowAtPrimary(
+  db: Db,
+  clientKey: string,
+  policy: LoginFailurePolicy,
+  nowMs: number,
+): Promise<LoginWindow | null> {
+  return db
+    .prepare(
+      `UPDATE login_failures SET failures = failures
+        WHERE client_key = ?1 AND window_start > ?2 - ?3
+       RETURNING failures, window_start + ?3 - ?2 AS retry_after_ms`,
+    )
+    .bind(clientKey, nowMs, policy.windowMs)
+    .first<LoginWindow>();
 }
 
 /**
- * Counts one failed login in one atomic upsert: a client without a current
- * window starts one now with 1 failure; otherwise its count goes up.
+ * Counts one failed login and returns the count, in one atomic upsert: a
+ * client without a current window starts one now with 1 failure; otherwise
+ * its count goes up. SQLite applies each upsert whole, so of any number of
+ * simultaneous failures each sees its own count: exactly `budget` of them
+ * see a count within the budget.
  */
 export async function recordLoginFailure(
   db: Db,
   clientKey: string,
   policy: LoginFailurePolicy,
   nowMs: number,
-): Promise<void> {
-  await db
+): Promise<LoginWindow> {
+  const row = await db
     .prepare(
       `INSERT INTO login_failures (client_key, window_start, failures) VALUES (?1, ?2, 1)
        ON CONFLICT (client_key) DO UPDATE
           SET failures = CASE WHEN login_failures.window_start <= ?2 - ?3 THEN 1 ELSE login_failures.failures + 1 END,
-              window_start = CASE WHEN login_failures.window_start <= ?2 - ?3 THEN ?2 ELSE login_failures.window_start END`,
+              window_start = CASE WHEN login_failures.window_start <= ?2 - ?3 THEN ?2 ELSE login_failures.window_start END
+       RETURNING failures, window_start + ?3 - ?2 AS retry_after_ms`,
     )
     .bind(clientKey, nowMs, policy.windowMs)
-    .run();
+    .first<LoginWindow>();
+  return row!;
 }
 
 /** Forgets the windows that have passed (run by the Cron Trigger); returns how many. */

@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
 
-export const ACCOUNT_ROLES = ["admin", "sales"] as const;
+export const ACCOUNT_ROLES = ["admin", "sales", "gate"] as const;
 
-/** `admin` may do everything; `sales` may read, buy tickets and fetch ticket images. */
+/**
+ * `admin` may do everything; `sales` may read, buy tickets, fetch ticket
+ * images and read a ticket's status; `gate` may only admit tickets.
+ */
 const AccountRoleSchema = z.enum(ACCOUNT_ROLES);
 export type AccountRole = z.infer<typeof AccountRoleSchema>;

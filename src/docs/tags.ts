@@ -14,6 +14,11 @@ export const OPENAPI_TAGS = [
       "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
   },
   {
+    name: "Admissions",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): a ticket's status after the sale, admission at the gate (role `gate` or `admin`), and a day's attendance. Each operation lists the roles that may call it in `x-roles`.",
+  },
+  {
     name: "Webhooks",
     description:
       "Addition to the Museum API (the 1.2.1 description has the `publishNewEvent` webhook but no way to subscribe): subscriptions that receive every created or updated special event, signed per Standard Webhooks, and their recent deliveries. Admin only.",

@@ -51,7 +51,8 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"));
+  const { cancelTickets } = c.req.valid("query");
+  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), cancelTickets);
   if (!change) throw eventNotFound(eventId);
   publishDeliveries(c, change.deliveryIds);
   return c.json(change.event, 200);

@@ -111,12 +111,21 @@ export async function writeSpecialEventChanges(
         changes.price === undefined ? null : toCents(changes.price),
       ),
   ];
+  // Only the dates dropped are deleted (a date with valid tickets cannot be:
+  // see src/tickets/cancel.ts) and only new ones inserted.
   if (changes.dates) {
+    const dates = JSON.stringify(changes.dates);
     statements.push(
-      db.prepare(`DELETE FROM special_event_dates WHERE event_id = ?1 AND ${whenActive}`).bind(eventId),
-      db.prepare(INSERT_DATES).bind(eventId, JSON.stringify(changes.dates)),
+      db
+        .prepare(
+          `DELETE FROM special_event_dates
+            WHERE event_id = ?1 AND ${whenActive} AND event_date NOT IN (SELECT value FROM json_each(?2))`,
+        )
+        .bind(eventId, dates),
+      db.prepare(`${INSERT_DATES} ON CONFLICT DO NOTHING`).bind(eventId, dates),
     );
-  } else if (changes.name !== undefined) {
+  }
+  if (changes.name !== undefined) {
     statements.push(
       db
         .prepare(`UPDATE special_event_dates SET event_name = ?2 WHERE event_id = ?1 AND ${whenActive}`)
@@ -133,7 +142,7 @@ export async function writeSpecialEventChanges(
  * Cancels an event: it disappears from the API, its row and dates stay.
  * Returns false when no active event has that id. Its tickets are the tickets
  * feature's: the events service runs this through `runBatch` of
- * src/tickets/event-changes.ts, which cancels them in the same batch.
+ * src/tickets/cancel.ts, which cancels them in the same batch.
  */
 export async function cancelSpecialEvent(
   db: Db,

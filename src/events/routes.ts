@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { requireRole } from "../middleware/require-role";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { allowRoles } from "../middleware/require-role";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, ticketsAffectedResponse, jsonContent, problemResponses } from "../http/openapi";
 import {
   CreateSpecialEventRequestSchema,
   EventIdParamsSchema,
@@ -11,7 +11,8 @@ import {
 } from "./schemas";
 
 const tags = ["Events"];
-const adminOnly = requireRole("admin");
+const adminOnly = allowRoles("admin");
+const staff = allowRoles("admin", "sales");
 
 export const createSpecialEvent = createRoute({
   method: "post",
@@ -21,7 +22,7 @@ export const createSpecialEvent = createRoute({
   description: "Creates a new special event for the museum. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { body: jsonRequestBody(CreateSpecialEventRequestSchema) },
   responses: {
     201: {
@@ -41,13 +42,14 @@ export const listSpecialEvents = createRoute({
     "Return a list of upcoming special events at the museum: every event with a date in [startDate, endDate], ordered by its first date in that window, then name, then id.",
   tags,
   security: BASIC_AUTH,
+  ...staff,
   request: { query: ListSpecialEventsQuerySchema },
   responses: {
     200: {
       ...jsonContent(ListSpecialEventsResponseSchema, "Success."),
       headers: { Link: { description: "RFC 8288 `next` / `prev` pages.", schema: { type: "string" } } },
     },
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(400, 401, 403, 404),
   },
 });
 
@@ -59,10 +61,11 @@ export const getSpecialEvent = createRoute({
   description: "Get details about a special event.",
   tags,
   security: BASIC_AUTH,
+  ...staff,
   request: { params: EventIdParamsSchema },
   responses: {
     200: jsonContent(SpecialEventResponseSchema, "Success."),
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(400, 401, 403, 404),
   },
 });
 
@@ -71,13 +74,19 @@ export const updateSpecialEvent = createRoute({
   path: "/special-events/{eventId}",
   operationId: "updateSpecialEvent",
   summary: "Update special event",
-  description: "Update the details of a special event; fields not sent are left as they were. Admin only.",
+  description:
+    "Update the details of a special event; fields not sent are left as they were. New `dates` that drop a date with valid tickets are refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels those tickets in the same write. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
-  request: { params: EventIdParamsSchema, body: jsonRequestBody(UpdateSpecialEventRequestSchema) },
+  ...adminOnly,
+  request: {
+    params: EventIdParamsSchema,
+    query: CancelTicketsQuerySchema,
+    body: jsonRequestBody(UpdateSpecialEventRequestSchema),
+  },
   responses: {
     200: jsonContent(SpecialEventResponseSchema, "Success."),
+    409: ticketsAffectedResponse,
     ...problemResponses(400, 401, 403, 404, 413, 415),
   },
 });
@@ -91,7 +100,7 @@ export const deleteSpecialEvent = createRoute({
     "Delete a special event from the collection. Allows museum to cancel planned events: tickets already sold are kept and marked cancelled. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { params: EventIdParamsSchema },
   responses: {
     204: { description: "Success - no content." },

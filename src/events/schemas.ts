@@ -1,28 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, textField, UuidSchema } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
-import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
 
 const MAX_PRICE = 1_000_000;
-
-/**
- * A required text of 1 to `max` characters. Characters are Unicode code
- * points, as JSON Schema's `maxLength` (which the OpenAPI document announces)
- * counts them; zod's own `.max()` counts UTF-16 units, which would refuse a
- * 200-character name holding emoji that a client checked against the document.
- */
-function text(max: number, description: string, example: string) {
-  const message = `Must be 1 to ${max} characters.`;
-  return z
-    .string()
-    .refine((value) => {
-      const length = [...value].length;
-      return length >= 1 && length <= max;
-    }, { error: message, abort: true })
-    .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
-    .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
-    .openapi({ description, example, minLength: 1, maxLength: max });
-}
 
 /**
  * True when a number has at most two decimals, i.e. it is exactly a whole
@@ -39,13 +19,16 @@ export const EventIdSchema = UuidSchema.openapi({
   example: "3be6453c-03eb-4357-ae5a-984a0e574a54",
 });
 
-const EventNameSchema = text(200, "Name of the special event.", "Pirate Coding Workshop");
-const EventLocationSchema = text(200, "Location where the special event is held.", "Computer Room");
-const EventDescriptionSchema = text(
-  5000,
-  "Description of the special event.",
-  "Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).",
-);
+const EventNameSchema = textField(200, { description: "Name of the special event.", example: "Pirate Coding Workshop" });
+const EventLocationSchema = textField(200, {
+  description: "Location where the special event is held.",
+  example: "Computer Room",
+});
+const EventDescriptionSchema = textField(5000, {
+  description: "Description of the special event (line feeds and tabs allowed).",
+  example: "Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).",
+  multiline: true,
+});
 
 const EventDatesSchema = z
   .array(DateSchema)

@@ -3,7 +3,7 @@
 // published to the webhook subscribers (through the webhooks feature's
 // outbox), all in the change's one D1 batch.
 import type { Db } from "../env";
-import { eventChangeBatch } from "../tickets/event-changes";
+import { ticketsFollow } from "../tickets/cancel";
 import { eventDeliveriesBatch } from "../webhooks/outbox";
 import * as queries from "./queries";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
@@ -23,14 +23,25 @@ export async function createEvent(db: Db, input: CreateSpecialEventRequest): Pro
   return { event, deliveryIds: outbox.deliveryIds() };
 }
 
-/** Applies `changes`; the tickets of the event see its new name at once. Null when no active event has that id. */
-export async function updateEvent(db: Db, eventId: string, changes: UpdateSpecialEventRequest): Promise<PublishedEvent | null> {
-  const outbox = eventDeliveriesBatch(db, publication(eventId), eventChangeBatch(db, { eventId, cancelsTickets: false }));
+/**
+ * Applies `changes`; the tickets of the event see its new name at once. New
+ * dates that drop a day with valid tickets are refused (409) unless
+ * `cancelTickets`, which cancels those tickets in the same batch. Null when
+ * no active event has that id.
+ */
+export async function updateEvent(
+  db: Db,
+  eventId: string,
+  changes: UpdateSpecialEventRequest,
+  cancelTickets: boolean,
+): Promise<PublishedEvent | null> {
+  const tickets = ticketsFollow(db, { kind: "event-changed", eventId, dates: changes.dates, cancelTickets });
+  const outbox = eventDeliveriesBatch(db, publication(eventId), tickets);
   const event = await queries.writeSpecialEventChanges(db, eventId, changes, outbox.runBatch);
   return event && { event, deliveryIds: outbox.deliveryIds() };
 }
 
 /** Cancels an event and, in the same batch, the tickets sold for it. False when no active event has that id. */
 export function cancelEvent(db: Db, eventId: string): Promise<boolean> {
-  return queries.cancelSpecialEvent(db, eventId, eventChangeBatch(db, { eventId, cancelsTickets: true }));
+  return queries.cancelSpecialEvent(db, eventId, ticketsFollow(db, { kind: "event-deleted", eventId }));
 }

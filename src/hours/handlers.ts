@@ -5,6 +5,7 @@ import { pageOffset, paginationLink } from "../http/pagination";
 import { ProblemError } from "../http/problem";
 import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
 import * as queries from "./queries";
+import * as service from "./service";
 import type * as routes from "./routes";
 import { WEEKDAYS, type WeeklyScheduleBody } from "./schemas";
 
@@ -66,14 +67,15 @@ export const listHoursExceptions: AppRouteHandler<typeof routes.listHoursExcepti
 export const putHoursException: AppRouteHandler<typeof routes.putHoursException> = async (c) => {
   const { date } = c.req.valid("param");
   const body = c.req.valid("json");
+  const { cancelTickets } = c.req.valid("query");
   const hours = body.closed ? null : { timeOpen: body.timeOpen!, timeClose: body.timeClose! };
-  const { replaced } = await queries.upsertHoursException(c.var.db, date, hours, body.reason ?? null);
+  const { replaced } = await service.setHoursException(c.var.db, date, hours, body.reason ?? null, cancelTickets);
   return c.json({ date, ...body }, replaced ? 200 : 201);
 };
 
 export const deleteHoursException: AppRouteHandler<typeof routes.deleteHoursException> = async (c) => {
   const { date } = c.req.valid("param");
-  if (!(await queries.removeHoursException(c.var.db, date))) {
+  if (!(await service.clearHoursException(c.var.db, date))) {
     throw new ProblemError(404, { detail: `No hours exception on ${date}.` });
   }
   return c.body(null, 204);

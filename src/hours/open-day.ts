@@ -12,3 +12,15 @@ export function museumOpenOnSql(date: string): string {
     (SELECT x.time_open IS NOT NULL FROM museum_hours_exceptions x WHERE x.date = ${date}),
     EXISTS (SELECT 1 FROM museum_weekly_hours w WHERE w.day_of_week = CAST(strftime('%w', ${date}) AS INTEGER)))`;
 }
+
+/**
+ * An SQL expression: the time (`HH:mm`) the museum closes on `date`, from its
+ * exception or else the weekly schedule; NULL on a closed day. For the sales
+ * cut-off inside the ticket insert.
+ */
+export function museumClosingTimeSql(date: string): string {
+  return `CASE WHEN EXISTS (SELECT 1 FROM museum_hours_exceptions x WHERE x.date = ${date})
+    THEN (SELECT x.time_close FROM museum_hours_exceptions x WHERE x.date = ${date})
+    ELSE (SELECT w.time_close FROM museum_weekly_hours w WHERE w.day_of_week = CAST(strftime('%w', ${date}) AS INTEGER))
+  END`;
+}

@@ -1,4 +1,4 @@
-import type { Db } from "../env";
+import type { BatchRunner, Db } from "../env";
 import type { IsoDate } from "../platform/dates";
 import type { Calendar, HoursException, OpeningHours, WeeklySchedule } from "./calendar";
 
@@ -67,8 +67,9 @@ export async function upsertHoursException(
   date: IsoDate,
   hours: OpeningHours | null,
   reason: string | null,
+  runBatch: BatchRunner = (statements) => db.batch(statements),
 ): Promise<{ replaced: boolean }> {
-  const [existed] = await db.batch([
+  const [existed] = await runBatch([
     db.prepare("SELECT 1 AS found FROM museum_hours_exceptions WHERE date = ?1").bind(date),
     db
       .prepare(
@@ -82,7 +83,11 @@ export async function upsertHoursException(
 }
 
 /** Removes the exception for a date; false when there was none. */
-export async function removeHoursException(db: Db, date: IsoDate): Promise<boolean> {
-  const result = await db.prepare("DELETE FROM museum_hours_exceptions WHERE date = ?1").bind(date).run();
-  return result.meta.changes > 0;
+export async function removeHoursException(
+  db: Db,
+  date: IsoDate,
+  runBatch: BatchRunner = (statements) => db.batch(statements),
+): Promise<boolean> {
+  const [result] = await runBatch([db.prepare("DELETE FROM museum_hours_exceptions WHERE date = ?1").bind(date)]);
+  return result!.meta.changes > 0;
 }

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { requireRole } from "../middleware/require-role";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { allowRoles } from "../middleware/require-role";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, ticketsAffectedResponse, jsonContent, problemResponses } from "../http/openapi";
 import {
   ExceptionDateParamsSchema,
   GetMuseumHoursQuerySchema,
@@ -12,7 +12,8 @@ import {
   WeeklyScheduleSchema,
 } from "./schemas";
 
-const adminOnly = requireRole("admin");
+const adminOnly = allowRoles("admin");
+const staff = allowRoles("admin", "sales");
 const adminTags = ["Hours administration"];
 
 export const getMuseumHours = createRoute({
@@ -24,13 +25,14 @@ export const getMuseumHours = createRoute({
     "Get upcoming museum operating hours: one entry per open day, ascending from `startDate`; closed days are left out and pages count open days. Hours are published up to 365 days ahead.",
   tags: ["Operations"],
   security: BASIC_AUTH,
+  ...staff,
   request: { query: GetMuseumHoursQuerySchema },
   responses: {
     200: {
       ...jsonContent(GetMuseumHoursResponseSchema, "Success."),
       headers: { Link: { description: "RFC 8288 `next` / `prev` pages.", schema: { type: "string" } } },
     },
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(400, 401, 403, 404),
   },
 });
 
@@ -42,7 +44,7 @@ export const getWeeklySchedule = createRoute({
   description: "The regular opening hours of each weekday. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   responses: {
     200: jsonContent(WeeklyScheduleSchema, "Success."),
     ...problemResponses(401, 403),
@@ -57,7 +59,7 @@ export const replaceWeeklySchedule = createRoute({
   description: "Replaces the regular opening hours of every weekday at once; `null` closes a day. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { body: jsonRequestBody(WeeklyScheduleSchema) },
   responses: {
     200: jsonContent(WeeklyScheduleSchema, "The schedule now in force."),
@@ -73,7 +75,7 @@ export const listHoursExceptions = createRoute({
   description: "Closures and special hours between two dates. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { query: ListHoursExceptionsQuerySchema },
   responses: {
     200: jsonContent(HoursExceptionListSchema, "Success."),
@@ -86,14 +88,20 @@ export const putHoursException = createRoute({
   path: "/museum-hours/exceptions/{date}",
   operationId: "putHoursException",
   summary: "Set an hours exception",
-  description: "Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Admin only.",
+  description:
+    "Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Closing a day that has valid general tickets is refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels them in the same write. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
-  request: { params: ExceptionDateParamsSchema, body: jsonRequestBody(PutHoursExceptionRequestSchema) },
+  ...adminOnly,
+  request: {
+    params: ExceptionDateParamsSchema,
+    query: CancelTicketsQuerySchema,
+    body: jsonRequestBody(PutHoursExceptionRequestSchema),
+  },
   responses: {
     200: jsonContent(HoursExceptionSchema, "The exception replaced an earlier one."),
     201: jsonContent(HoursExceptionSchema, "The exception was created."),
+    409: ticketsAffectedResponse,
     ...problemResponses(400, 401, 403, 413, 415),
   },
 });
@@ -103,13 +111,15 @@ export const deleteHoursException = createRoute({
   path: "/museum-hours/exceptions/{date}",
   operationId: "deleteHoursException",
   summary: "Remove an hours exception",
-  description: "The date follows the weekly schedule again. Admin only.",
+  description:
+    "The date follows the weekly schedule again. When that closes a day with valid general tickets, it is refused (409); close the day with `cancelTickets=true` first. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { params: ExceptionDateParamsSchema },
   responses: {
     204: { description: "Removed." },
+    409: ticketsAffectedResponse,
     ...problemResponses(400, 401, 403, 404),
   },
 });

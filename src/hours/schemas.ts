@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema } from "../http/openapi";
+import { DateSchema, textField } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
-import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -73,12 +72,7 @@ export const WeeklyScheduleSchema = z
   });
 export type WeeklyScheduleBody = z.infer<typeof WeeklyScheduleSchema>;
 
-const ReasonSchema = z
-  .string()
-  .min(1, { error: "Must be 1 to 200 characters." })
-  .max(200, { error: "Must be 1 to 200 characters." })
-  .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE })
-  .openapi({ description: "Why the day differs (shown to staff).", example: "New Year's Day" });
+const ReasonSchema = textField(200, { description: "Why the day differs (shown to staff).", example: "New Year's Day" });
 
 export const PutHoursExceptionRequestSchema = z
   .strictObject({

@@ -2,6 +2,14 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHook } from "./errors";
 import { isIsoDate } from "../platform/dates";
+import {
+  isMultiLineText,
+  isSingleLineText,
+  isWellFormedText,
+  MULTI_LINE_MESSAGE,
+  NOT_WELL_FORMED_MESSAGE,
+  SINGLE_LINE_MESSAGE,
+} from "../platform/text";
 
 /** Every resource router is created here, so all share the validation hook. */
 export function createRouter() {
@@ -41,7 +49,7 @@ export const ProblemSchema = z
 const PROBLEM_DESCRIPTIONS = {
   400: "Bad request: malformed JSON, or a value that breaks the schema (see `errors`).",
   401: "Credentials missing or wrong.",
-  403: "The account's role may not do this.",
+  403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
   409: "A request with the same Idempotency-Key is still being processed.",
   405: "The path does not allow this method; `Allow` lists those it does.",
@@ -52,6 +60,20 @@ const PROBLEM_DESCRIPTIONS = {
   500: "Unexpected failure; `detail` quotes the request id, nothing internal.",
   503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds.",
 } as const;
+
+/** The 409 of a schedule change that would leave valid tickets without their day. */
+export const ticketsAffectedResponse = {
+  description:
+    "`/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change.",
+  content: {
+    "application/problem+json": {
+      schema: ProblemSchema.extend({
+        affectedTickets: z.number().int().openapi({ example: 3 }),
+        dates: z.array(DateSchema),
+      }).openapi("TicketsAffectedProblem"),
+    },
+  },
+};
 
 /** What every authenticated /v1.1 operation may answer, whatever it does. */
 const EVERY_OPERATION = [429, 500, 503] as const;
@@ -96,3 +118,45 @@ export function jsonRequestBody<T extends z.ZodType>(schema: T) {
 
 /** Operations every /v1.1 route shares: Basic auth. */
 export const BASIC_AUTH = [{ MuseumPlaceholderAuth: [] }];
+
+/** `?cancelTickets=true`: a schedule change also cancels the valid tickets it would strand, in the same batch. */
+export const CancelTicketsQuerySchema = z.object({
+  cancelTickets: z
+    .enum(["true", "false"], { error: "Must be true or false." })
+    .optional()
+    .transform((value) => value === "true")
+    .openapi({
+      param: {
+        name: "cancelTickets",
+        in: "query",
+        description:
+          "`true`: cancel the valid tickets this change leaves without their day, in the same atomic write. Without it such a change is refused with 409.",
+      },
+      type: "string",
+      enum: ["true", "false"],
+    }),
+});
+
+/**
+ * A required text field of 1 to `max` characters, not blank, well-formed
+ * Unicode, and free of control and bidirectional-control characters (a
+ * multi-line field may hold line feeds and tabs). Characters are Unicode
+ * code points, as JSON Schema's `maxLength` (which the OpenAPI document
+ * announces) counts them; zod's own `.max()` counts UTF-16 units, which would
+ * refuse a 200-character name holding emoji that a client checked against
+ * the document. The one helper for every free-text field of the API.
+ */
+export function textField(max: number, doc: { description: string; example: string; multiline?: boolean }) {
+  const message = `Must be 1 to ${max} characters.`;
+  const [allowed, refusal] = doc.multiline ? [isMultiLineText, MULTI_LINE_MESSAGE] : [isSingleLineText, SINGLE_LINE_MESSAGE];
+  return z
+    .string()
+    .refine((value) => {
+      const length = [...value].length;
+      return length >= 1 && length <= max;
+    }, { error: message, abort: true })
+    .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
+    .refine(allowed, { error: refusal, abort: true })
+    .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
+    .openapi({ description: doc.description, example: doc.example, minLength: 1, maxLength: max });
+}

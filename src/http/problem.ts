@@ -33,6 +33,11 @@ export type ProblemOptions = {
   title?: string;
   /** Per-field validation failures. */
   errors?: FieldError[];
+  /**
+   * RFC 9457 extension members of this problem type (`admittedAt`,
+   * `affectedTickets`); they never override the standard members.
+   */
+  extensions?: Record<string, unknown>;
   /** Extra response headers (`Allow`, `WWW-Authenticate`, `Retry-After`). */
   headers?: Record<string, string>;
 };
@@ -58,6 +63,7 @@ export function problemResponse(
   requestId: string | undefined,
 ): Response {
   const body = {
+    ...problem.extensions,
     type: problem.type ?? "about:blank",
     title: problem.title ?? TITLES[status] ?? "Error",
     status,
@@ -82,4 +88,11 @@ export function problemResponse(
 export const PROBLEM_TYPES = {
   validation: "/problems/validation-error",
   malformedJson: "/problems/malformed-json",
+  /** A schedule change would leave valid tickets without their day (`affectedTickets`, `dates`). */
+  ticketsAffected: "/problems/tickets-affected",
+  /** Admission outcomes a gate program switches on (docs/admission.md). */
+  alreadyAdmitted: "/problems/already-admitted",
+  ticketCancelled: "/problems/ticket-cancelled",
+  notValidToday: "/problems/not-valid-today",
+  invalidTicketCode: "/problems/invalid-ticket-code",
 } as const;

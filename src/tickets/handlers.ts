@@ -1,6 +1,6 @@
 import type { AppRouteHandler } from "../http/types";
 import { ProblemError } from "../http/problem";
-import { todayIn } from "../platform/dates";
+import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./image";
 import { recallTicket, rememberTicket } from "./lookup-cache";
@@ -8,11 +8,15 @@ import { signingKeysFromEnv } from "./qr";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 import { sellTicket } from "./sell";
+import { admit } from "./admit";
+import { attendanceOn, ticketStatus } from "./status";
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
+  const now = new Date();
   const { response, replayed } = await sellTicket(c.var.db, c.req.valid("json"), {
     soldBy: c.var.principal.name,
-    today: todayIn(c.env.MUSEUM_TIMEZONE),
+    today: todayIn(c.env.MUSEUM_TIMEZONE, now),
+    timeNow: timeIn(c.env.MUSEUM_TIMEZONE, now),
     generalPriceCents: Number(c.env.GENERAL_TICKET_PRICE_CENTS),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
@@ -44,4 +48,30 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   }
   const { png } = await loadTicketImage(ticket, keys, etag, (promise) => c.executionCtx.waitUntil(promise));
   return c.body(png, 200, { ...headers, "Content-Type": "image/png" });
+};
+
+export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = async (c) => {
+  const { ticketId } = c.req.valid("param");
+  const status = await ticketStatus(c.var.db, ticketId);
+  if (!status) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+  c.header("Cache-Control", "no-store");
+  return c.json(status, 200);
+};
+
+export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
+  const now = new Date();
+  const admission = await admit(c.var.db, c.req.valid("json").code, {
+    keys: signingKeysFromEnv(c.env),
+    today: todayIn(c.env.MUSEUM_TIMEZONE, now),
+    gate: c.var.principal.name,
+    now,
+  });
+  c.header("Cache-Control", "no-store");
+  return c.json(admission, 201);
+};
+
+export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {
+  const date = c.req.valid("query").date ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await attendanceOn(c.var.db, date), 200);
 };

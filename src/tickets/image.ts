@@ -9,15 +9,36 @@ import {
   type SigningKeys,
 } from "./qr";
 
+// One fingerprint per signing secret, per isolate.
+const keyFingerprints = new Map<string, Promise<string>>();
+
+/**
+ * A fingerprint of the signing key itself, never the key: the first 16 hex
+ * digits of SHA-256 over a domain-separated string and the secret. The key
+ * id alone is not enough: a secret rotated under the same id must change
+ * the ETag and the edge-cache key, or old images (signed with the old key,
+ * refused at the gate) would still be served.
+ */
+function signingKeyFingerprint(secret: string): Promise<string> {
+  let fingerprint = keyFingerprints.get(secret);
+  if (!fingerprint) {
+    fingerprint = sha256Hex(`museum-api/ticket-image-key-fingerprint/v1\0${secret}`).then((hex) => hex.slice(0, 16));
+    keyFingerprints.set(secret, fingerprint);
+  }
+  return fingerprint;
+}
+
 /**
  * A strong ETag for a ticket's image: it changes exactly when the picture
  * would (anything printed on the card, the cancelled state, the layout
- * version, or the signing key that makes the QR payload).
+ * version, or the signing key that makes the QR payload: its id and its
+ * fingerprint). The edge-cache key holds the ETag, so it changes with it.
  */
 export async function ticketImageEtag(ticket: TicketForImage, keys: SigningKeys): Promise<string> {
   const fingerprint = JSON.stringify([
     TICKET_IMAGE_LAYOUT_VERSION,
     keys.current.id,
+    await signingKeyFingerprint(keys.current.secret),
     ticket.ticketId,
     ticket.ticketType,
     ticket.ticketDate,

@@ -4,4 +4,7 @@ import * as routes from "./routes";
 
 export const ticketsRouter = createRouter()
   .openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets)
-  .openapi(routes.getTicketCode, handlers.getTicketCode);
+  .openapi(routes.getTicketCode, handlers.getTicketCode)
+  .openapi(routes.getTicketStatus, handlers.getTicketStatus)
+  .openapi(routes.admitTicket, handlers.admitTicket)
+  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary);

@@ -1,6 +1,6 @@
 import type { Db } from "../env";
 import type { IsoDate } from "../platform/dates";
-import { museumOpenOnSql } from "../hours/open-day";
+import { museumClosingTimeSql, museumOpenOnSql } from "../hours/open-day";
 import {
   CLAIM_HELD_SQL,
   claimParameters,
@@ -17,15 +17,19 @@ export type NewTicket = Purchase & {
   /** General tickets; an event ticket is priced from its event at the moment of sale. */
   generalPriceCents: number;
   soldBy: string;
+  /** The museum's date and time (`HH:mm`) now: today's general tickets are sold until closing time. */
+  museumNow: { today: IsoDate; time: string };
 };
 
-// Written only when the museum is open that day, checked in the same
+// Written only when the museum is open that day and, for today (?11), before
+// its closing time (?12 is the museum's time now), checked in the same
 // statement: one D1 round trip for the sale, and a holiday recorded meanwhile
 // cannot slip between a check and the write.
 const INSERT_GENERAL = `INSERT INTO tickets
   (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by)
   SELECT ?1, 'general', ?2, NULL, ?3, ?4, ?5, ?6, ?7
-   WHERE ${museumOpenOnSql("?2")}`;
+   WHERE ${museumOpenOnSql("?2")}
+     AND (?2 > ?11 OR ?12 < ${museumClosingTimeSql("?2")})`;
 
 // Written only while the event is active and has that date, with the event's
 // price read in the same statement: a concurrent cancel or price change can
@@ -57,7 +61,11 @@ export async function insertTicket(
   ticket: NewTicket,
   idempotency?: { claim: IdempotencyClaimHeld; responseBody: string },
 ): Promise<InsertOutcome> {
-  const sql = ticket.ticketType === "event" ? INSERT_EVENT : INSERT_GENERAL;
+  const general = ticket.ticketType === "general";
+  const sql = general ? INSERT_GENERAL : INSERT_EVENT;
+  // ?8–?10 hold the claim; a general ticket without one leaves them NULL, so
+  // that its cut-off parameters keep their numbers ?11 and ?12.
+  const claimValues = idempotency ? claimParameters(idempotency.claim) : general ? [null, null, null] : [];
   // ?6 is the general price, or the event whose price applies.
   const insert = db
     .prepare(idempotency ? `${sql} AND ${CLAIM_HELD_SQL}` : sql)
@@ -69,7 +77,8 @@ export async function insertTicket(
       ticket.phone ?? null,
       ticket.ticketType === "event" ? ticket.eventId : ticket.generalPriceCents,
       ticket.soldBy,
-      ...(idempotency ? claimParameters(idempotency.claim) : []),
+      ...claimValues,
+      ...(general ? [ticket.museumNow.today, ticket.museumNow.time] : []),
     );
   if (!idempotency) {
     const [inserted] = await db.batch([insert]);

@@ -1,13 +1,24 @@
 import { createRoute } from "@hono/zod-openapi";
+import { allowRoles } from "../middleware/require-role";
 import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
 import {
+  AdmissionProblemSchema,
+  AdmissionRequestSchema,
+  AdmissionSchema,
+  AttendanceQuerySchema,
+  AttendanceSummarySchema,
   BuyMuseumTicketsRequestSchema,
   BuyMuseumTicketsResponseSchema,
   IdempotencyHeadersSchema,
   TicketIdParamsSchema,
+  TicketStatusSchema,
 } from "./schemas";
 
 const tags = ["Tickets"];
+const staff = allowRoles("admin", "sales");
+const gates = allowRoles("admin", "gate");
+const adminOnly = allowRoles("admin");
+const admissionTags = ["Admissions"];
 
 export const buyMuseumTickets = createRoute({
   method: "post",
@@ -18,6 +29,7 @@ export const buyMuseumTickets = createRoute({
     "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe.",
   tags,
   security: BASIC_AUTH,
+  ...staff,
   request: { headers: IdempotencyHeadersSchema, body: jsonRequestBody(BuyMuseumTicketsRequestSchema) },
   responses: {
     201: {
@@ -30,7 +42,7 @@ export const buyMuseumTickets = createRoute({
         },
       },
     },
-    ...problemResponses(400, 401, 404, 409, 413, 415, 422),
+    ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422),
   },
 });
 
@@ -43,6 +55,7 @@ export const getTicketCode = createRoute({
     "Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged.",
   tags,
   security: BASIC_AUTH,
+  ...staff,
   request: { params: TicketIdParamsSchema },
   responses: {
     200: {
@@ -62,6 +75,68 @@ export const getTicketCode = createRoute({
       },
     },
     304: { description: "The image has not changed since the ETag sent in If-None-Match." },
-    ...problemResponses(400, 401, 404),
+    ...problemResponses(400, 401, 403, 404),
+  },
+});
+
+export const getTicketStatus = createRoute({
+  method: "get",
+  path: "/tickets/{ticketId}",
+  operationId: "getTicketStatus",
+  summary: "Get a ticket's status",
+  description:
+    "Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...staff,
+  request: { params: TicketIdParamsSchema },
+  responses: {
+    200: jsonContent(TicketStatusSchema, "Success."),
+    ...problemResponses(400, 401, 403, 404),
+  },
+});
+
+const admissionProblem = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: AdmissionProblemSchema } },
+});
+
+export const admitTicket = createRoute({
+  method: "post",
+  path: "/admissions",
+  operationId: "admitTicket",
+  summary: "Admit a ticket at the gate",
+  description:
+    "Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). Roles: gate, admin.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...gates,
+  request: { body: jsonRequestBody(AdmissionRequestSchema) },
+  responses: {
+    201: jsonContent(AdmissionSchema, "Admitted now: let the visitor in."),
+    409: admissionProblem(
+      "`/problems/already-admitted` (with `admittedAt` and `gate` of the first admission) or `/problems/ticket-cancelled`.",
+    ),
+    422: admissionProblem(
+      "`/problems/not-valid-today` (with `ticketDate`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
+    ),
+    ...problemResponses(400, 401, 403, 413, 415),
+  },
+});
+
+export const getAttendanceSummary = createRoute({
+  method: "get",
+  path: "/admissions/summary",
+  operationId: "getAttendanceSummary",
+  summary: "Attendance of a day",
+  description:
+    "Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...adminOnly,
+  request: { query: AttendanceQuerySchema },
+  responses: {
+    200: jsonContent(AttendanceSummarySchema, "Success."),
+    ...problemResponses(400, 401, 403),
   },
 });

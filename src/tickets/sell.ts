@@ -27,6 +27,8 @@ export type SaleContext = {
   soldBy: string;
   /** Today in the museum's time zone. */
   today: IsoDate;
+  /** The time now (`HH:mm`) in the museum's time zone: today's general tickets are sold until closing. */
+  timeNow: string;
   generalPriceCents: number;
   /** Makes the purchase safe to retry (scoped to `soldBy`). */
   idempotencyKey?: string;
@@ -102,7 +104,14 @@ async function writeSale(
     try {
       outcome = await insertTicket(
         db,
-        { ...purchase, ticketId, confirmationCode, generalPriceCents: context.generalPriceCents, soldBy: context.soldBy },
+        {
+          ...purchase,
+          ticketId,
+          confirmationCode,
+          generalPriceCents: context.generalPriceCents,
+          soldBy: context.soldBy,
+          museumNow: { today: context.today, time: context.timeNow },
+        },
         claim && { claim, responseBody: JSON.stringify(response) },
       );
     } catch (error) {
@@ -113,11 +122,15 @@ async function writeSale(
       case "inserted":
         return response;
       case "refused":
-        // An event ticket only fails here when its event was cancelled (or
-        // lost the date) since the check.
-        throw purchase.ticketType === "general"
-          ? ticketDateProblem(`The museum is closed on ${purchase.ticketDate}.`)
-          : eventNotFound(purchase.eventId);
+        // A general ticket: the museum is closed that day, or today's sales
+        // are over. An event ticket only fails here when its event was
+        // cancelled (or lost the date) since the check.
+        if (purchase.ticketType === "event") throw eventNotFound(purchase.eventId);
+        throw ticketDateProblem(
+          purchase.ticketDate === context.today
+            ? `General tickets for today are no longer sold: the museum is closed today or has closed for the day.`
+            : `The museum is closed on ${purchase.ticketDate}.`,
+        );
       case "claim-lost":
         // This request stalled past the takeover; the request that took the
         // key over answers it (a retry gets its response).

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses } from "../http/openapi";
-import { requireRole } from "../middleware/require-role";
+import { allowRoles } from "../middleware/require-role";
 import {
   CreatedWebhookSchema,
   CreateWebhookRequestSchema,
@@ -12,7 +12,7 @@ import {
 
 export const WEBHOOKS_TAG = "Webhooks";
 const tags = [WEBHOOKS_TAG];
-const adminOnly = requireRole("admin");
+const adminOnly = allowRoles("admin");
 
 export const createWebhook = createRoute({
   method: "post",
@@ -23,7 +23,7 @@ export const createWebhook = createRoute({
     "Registers a URL that receives every created or updated special event (the `publishNewEvent` webhook). The response carries the signing secret, shown only here. At most 20 subscriptions. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { body: jsonRequestBody(CreateWebhookRequestSchema) },
   responses: {
     201: {
@@ -42,7 +42,7 @@ export const listWebhooks = createRoute({
   description: "Every publishNewEvent subscription, oldest first, without secrets. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   responses: {
     200: jsonContent(WebhookListSchema, "Success."),
     ...problemResponses(401, 403),
@@ -57,7 +57,7 @@ export const getWebhook = createRoute({
   description: "One publishNewEvent subscription, without its secret. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { params: WebhookIdParamsSchema },
   responses: {
     200: jsonContent(WebhookSchema, "Success."),
@@ -73,7 +73,7 @@ export const deleteWebhook = createRoute({
   description: "Ends a subscription: nothing more is delivered to it, not even retries already queued. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { params: WebhookIdParamsSchema },
   responses: {
     204: { description: "Deleted." },
@@ -89,7 +89,7 @@ export const listWebhookDeliveries = createRoute({
   description: "The subscription's 30 latest deliveries, newest first: attempts, status and last answer. Admin only.",
   tags,
   security: BASIC_AUTH,
-  middleware: [adminOnly] as const,
+  ...adminOnly,
   request: { params: WebhookIdParamsSchema },
   responses: {
     200: jsonContent(WebhookDeliveryListSchema, "Success."),

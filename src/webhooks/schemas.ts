@@ -1,13 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { UuidSchema } from "../http/openapi";
-import { isWellFormedText, NOT_WELL_FORMED_MESSAGE } from "../platform/text";
+import { textField, UuidSchema } from "../http/openapi";
 import { MAX_URL_LENGTH } from "./url-rules";
 
 const MAX_DESCRIPTION = 200;
-// A single line of text: no C0/C1 control (tab and newlines included), no
-// line or paragraph separator, no bidi embedding, override or isolate
-// control (which could make a listing read differently from what is stored).
-const NOT_SINGLE_LINE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
 
 export const WebhookIdSchema = UuidSchema.openapi({
   description: "Identifier of a webhook subscription.",
@@ -22,19 +17,10 @@ const WebhookUrlSchema = z.string({ error: "Must be a string." }).openapi({
   example: "https://partner.example/hooks/museum",
 });
 
-const DescriptionSchema = z
-  .string({ error: "Must be a string." })
-  .refine((value) => {
-    const length = [...value].length;
-    return length >= 1 && length <= MAX_DESCRIPTION;
-  }, { error: `Must be 1 to ${MAX_DESCRIPTION} characters.`, abort: true })
-  .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
-  .refine((value) => !NOT_SINGLE_LINE.test(value), {
-    error: "Must be a single line of text, without control or bidi formatting characters.",
-    abort: true,
-  })
-  .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
-  .openapi({ description: "What the subscription is for (one line).", example: "Digital signage in the lobby", minLength: 1, maxLength: MAX_DESCRIPTION });
+const DescriptionSchema = textField(MAX_DESCRIPTION, {
+  description: "What the subscription is for (one line).",
+  example: "Digital signage in the lobby",
+});
 
 export const CreateWebhookRequestSchema = z
   .strictObject({ url: WebhookUrlSchema, description: DescriptionSchema.optional() })

@@ -29,7 +29,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   "env.ts": ["accounts/schemas.ts"],
   "http": ["env.ts", "platform"],
   "middleware": ["env.ts", "platform", "http", "accounts"],
-  "hours": ["env.ts", "platform", "http", "middleware"],
+  // Hours reach tickets through tickets/cancel.ts only (a closure cancels or keeps sold tickets).
+  "hours": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts"],
   // Tickets read events through events/lookup.ts; the open-day rule is the hours feature's.
   "tickets": [
     "env.ts", "platform", "http", "middleware",
@@ -38,8 +39,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   // Webhooks never read events: the events feature hands the outbox its payload (as SQL).
   "webhooks": ["env.ts", "platform", "http", "middleware"],
-  // Events reach tickets through tickets/event-changes.ts only, webhooks through webhooks/outbox.ts only.
-  "events": ["env.ts", "platform", "http", "middleware", "tickets/event-changes.ts", "webhooks/outbox.ts"],
+  // Events reach tickets through tickets/cancel.ts only, webhooks through webhooks/outbox.ts only.
+  "events": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts", "webhooks/outbox.ts"],
   "health": ["env.ts", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs", "webhooks"],

@@ -1,6 +1,7 @@
 // Data-access tests: the query functions of src/events/queries.ts called
 // directly against the test D1 database (real migrations, no mocks).
 import { env } from "cloudflare:workers";
+import { clearD1Faults, injectD1Faults, withD1Faults } from "../d1-faults";
 import { describe, expect, it } from "vitest";
 import {
   EVENT_PAYLOAD_SQL,
@@ -165,9 +166,12 @@ describe("writeSpecialEventChanges", () => {
   it("changes nothing when the new dates fail at the SQL level (one atomic batch)", async () => {
     const y = nextYear();
     const created = await insertSpecialEvent(env.DB, input({ dates: [`${y}-01-01`, `${y}-01-02`] }));
+    // A statement that fails inside the batch, after the dates were deleted and inserted.
+    injectD1Faults({ on: "batch", effect: "constraint", after: 3 });
     await expect(
-      writeSpecialEventChanges(env.DB, created.eventId, { name: uniqueName("Never"), dates: [`${y}-03-03`, `${y}-03-03`] }),
-    ).rejects.toThrow(/UNIQUE|PRIMARY KEY|constraint/i);
+      writeSpecialEventChanges(withD1Faults(env.DB), created.eventId, { name: uniqueName("Never"), dates: [`${y}-03-03`] }),
+    ).rejects.toThrow(/constraint/i);
+    expect(clearD1Faults()).toBe(1);
     expect(await findSpecialEvent(env.DB, created.eventId)).toEqual(created);
     expect((await dateRows(created.eventId)).map((r) => [r.event_date, r.event_name])).toEqual(
       created.dates.map((d) => [d, created.name]),

@@ -31,8 +31,9 @@ describe("lone surrogates (found by fuzz-events: accepted, then stored as three 
   it("well-formed text of any script comes back exactly as sent", async () => {
     const texts = {
       name: "👩‍👩‍👧‍👦 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 e\u0301",
-      location: "\u202Eevil\u202C مرحبا בעולם",
-      eventDescription: "NUL \u0000, BOM \uFEFF, zero width \u200B, <script>&amp;]]>",
+      // Right-to-left scripts, without bidirectional controls (those are refused, see review-fixes.test.ts).
+      location: "مرحبا בעולם",
+      eventDescription: "BOM \uFEFF, zero width \u200B, a tab\tand a line\nbreak, <script>&amp;]]>",
     };
     const event = await createEvent({ ...texts, dates: ["2095-06-06"] });
     expect(event).toMatchObject(texts);

@@ -175,6 +175,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
   const context = (key: string, now: Date) => ({
     soldBy: "test-sales",
     today: "2026-12-01",
+    timeNow: "12:00",
     generalPriceCents: 2500,
     idempotencyKey: key,
     now,
@@ -194,6 +195,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
       confirmationCode: newConfirmationCode("general"),
       generalPriceCents: 2500,
       soldBy: "test-sales",
+      museumNow: { today: "2026-12-01", time: "12:00" },
     });
     const before = await dumpDatabase();
     expect(await insertTicket(env.DB, ticket(), { claim: first.claim, responseBody: "first" })).toBe("claim-lost");

@@ -56,6 +56,9 @@ describe("POST /tickets: general entry", () => {
 
   it("sells for today in the museum's time zone while UTC is already tomorrow", async () => {
     useClock("2026-12-02T03:00:00Z"); // 22:00 on Tuesday 1 Dec in New York
+    // Open late that day: today's general tickets are sold until closing time.
+    const lateHours = { closed: false, timeOpen: "09:00", timeClose: "23:00" };
+    expect((await api("/v1.1/museum-hours/exceptions/2026-12-01", { method: "PUT", json: lateHours })).status).toBe(201);
     expect((await buy({ ticketType: "general", ticketDate: "2026-12-01", email: "a@example.com" })).status).toBe(201);
     await expectValidationError(
       await buy({ ticketType: "general", ticketDate: "2026-11-30", email: "a@example.com" }),

@@ -96,13 +96,13 @@ export interface paths {
         get?: never;
         /**
          * Set an hours exception
-         * @description Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Admin only.
+         * @description Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Closing a day that has valid general tickets is refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels them in the same write. Admin only.
          */
         put: operations["putHoursException"];
         post?: never;
         /**
          * Remove an hours exception
-         * @description The date follows the weekly schedule again. Admin only.
+         * @description The date follows the weekly schedule again. When that closes a day with valid general tickets, it is refused (409); close the day with `cancelTickets=true` first. Admin only.
          */
         delete: operations["deleteHoursException"];
         options?: never;
@@ -157,7 +157,7 @@ export interface paths {
         head?: never;
         /**
          * Update special event
-         * @description Update the details of a special event; fields not sent are left as they were. Admin only.
+         * @description Update the details of a special event; fields not sent are left as they were. New `dates` that drop a date with valid tickets are refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels those tickets in the same write. Admin only.
          */
         patch: operations["updateSpecialEvent"];
         trace?: never;
@@ -194,6 +194,66 @@ export interface paths {
          * @description Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged.
          */
         get: operations["getTicketCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{ticketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a ticket's status
+         * @description Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone.
+         */
+        get: operations["getTicketStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Admit a ticket at the gate
+         * @description Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). Roles: gate, admin.
+         */
+        post: operations["admitTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attendance of a day
+         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.
+         */
+        get: operations["getAttendanceSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -314,7 +374,7 @@ export interface components {
              */
             location: string;
             /**
-             * @description Description of the special event.
+             * @description Description of the special event (line feeds and tabs allowed).
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
@@ -428,6 +488,11 @@ export interface components {
             timeClose?: string;
             reason?: string;
         };
+        TicketsAffectedProblem: components["schemas"]["Problem"] & {
+            /** @example 3 */
+            affectedTickets: number;
+            dates: string[];
+        };
         /**
          * @description A closure (`closed: true`) or special hours for one date.
          * @example {
@@ -466,7 +531,7 @@ export interface components {
              */
             location: string;
             /**
-             * @description Description of the special event.
+             * @description Description of the special event (line feeds and tabs allowed).
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
@@ -492,7 +557,7 @@ export interface components {
              */
             location: string;
             /**
-             * @description Description of the special event.
+             * @description Description of the special event (line feeds and tabs allowed).
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
@@ -520,7 +585,7 @@ export interface components {
              */
             location?: string;
             /**
-             * @description Description of the special event.
+             * @description Description of the special event (line feeds and tabs allowed).
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription?: string;
@@ -599,6 +664,139 @@ export interface components {
          * @example +1(234)-567-8910
          */
         Phone: string;
+        /** @description A ticket's state; never the buyer's contact details. */
+        TicketStatus: {
+            ticketId: components["schemas"]["TicketId"];
+            ticketType: components["schemas"]["TicketType"];
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            ticketDate: string;
+            /**
+             * Format: uuid
+             * @description The event (event tickets only).
+             * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+             */
+            eventId?: string;
+            /** @description The event's name (event tickets only). */
+            eventName?: string;
+            status: components["schemas"]["TicketStatusValue"];
+            /**
+             * Format: date-time
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            admittedAt?: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            cancelledAt?: string;
+        };
+        /** @enum {string} */
+        TicketStatusValue: "valid" | "admitted" | "cancelled";
+        /** @description A ticket admitted at a gate. */
+        Admission: {
+            /**
+             * Format: uuid
+             * @description Identifier of this admission.
+             */
+            admissionId: string;
+            ticketId: components["schemas"]["TicketId"];
+            ticketType: components["schemas"]["TicketType"];
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            ticketDate: string;
+            /**
+             * Format: uuid
+             * @description The event (event tickets only).
+             * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+             */
+            eventId?: string;
+            /** @description The event's name (event tickets only). */
+            eventName?: string;
+            /**
+             * Format: date-time
+             * @description When the ticket was admitted (RFC 3339, UTC).
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            admittedAt: string;
+            /**
+             * @description The admitting account's name.
+             * @example gate-north-1
+             */
+            gate: string;
+        };
+        /** @description A refused admission (RFC 9457 problem details). */
+        AdmissionProblem: {
+            /**
+             * @description What a gate program switches on.
+             * @enum {string}
+             */
+            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/invalid-ticket-code";
+            title: string;
+            status: number;
+            detail: string;
+            requestId?: string;
+            ticketId?: components["schemas"]["TicketId"] & unknown;
+            /**
+             * Format: date-time
+             * @description already-admitted: when it was first admitted.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            admittedAt?: string;
+            /** @description already-admitted: who admitted it. */
+            gate?: string;
+            /**
+             * Format: date-time
+             * @description ticket-cancelled: when it was cancelled.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            cancelledAt?: string;
+            /**
+             * Format: date
+             * @description not-valid-today: the day the ticket is for.
+             * @example 2023-10-29
+             */
+            ticketDate?: string;
+        };
+        /** @description A scanned ticket code. */
+        AdmissionRequest: {
+            /**
+             * @description The text read from the ticket's QR code, as scanned.
+             * @example MT1.K1.E20261201.UJ5BLDTEOEJ3TDDGHK3VNBKN6I.2ZQ7XQ5YHJY5F3NWX5JVNO2ZQA
+             */
+            code: string;
+        };
+        /** @description Tickets sold, admitted and cancelled for one date. */
+        AttendanceSummary: {
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            date: string;
+            general: {
+                /** @description Tickets sold for the date, cancelled ones included. */
+                sold: number;
+                admitted: number;
+                cancelled: number;
+            };
+            events: {
+                /**
+                 * Format: uuid
+                 * @description Identifier for a special event.
+                 * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+                 */
+                eventId: string;
+                name: string;
+                /** @description Tickets sold for the date, cancelled ones included. */
+                sold: number;
+                admitted: number;
+                cancelled: number;
+            }[];
+        };
         /** @description A new subscription, with its secret (shown once). */
         CreatedWebhook: {
             /**
@@ -806,6 +1004,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found. */
             404: {
                 headers: {
@@ -871,7 +1078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -949,7 +1156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1046,7 +1253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1086,7 +1293,10 @@ export interface operations {
     };
     putHoursException: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: cancel the valid tickets this change leaves without their day, in the same atomic write. Without it such a change is refused with 409. */
+                cancelTickets?: "true" | "false";
+            };
             header?: never;
             path: {
                 date: string;
@@ -1135,13 +1345,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -1227,7 +1446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1243,6 +1462,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
                 };
             };
             /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
@@ -1314,6 +1542,15 @@ export interface operations {
             };
             /** @description Credentials missing or wrong. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1401,7 +1638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1505,6 +1742,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found. */
             404: {
                 headers: {
@@ -1580,7 +1826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1629,7 +1875,10 @@ export interface operations {
     };
     updateSpecialEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: cancel the valid tickets this change leaves without their day, in the same atomic write. Without it such a change is refused with 409. */
+                cancelTickets?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description Identifier for a special event. */
@@ -1670,7 +1919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1686,6 +1935,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -1775,6 +2033,15 @@ export interface operations {
             };
             /** @description Credentials missing or wrong. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1906,8 +2173,294 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTicketStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unique identifier for museum ticket. Generated when purchased. */
+                ticketId: components["schemas"]["TicketId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admitTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdmissionRequest"];
+            };
+        };
+        responses: {
+            /** @description Admitted now: let the visitor in. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Admission"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/already-admitted` (with `admittedAt` and `gate` of the first admission) or `/problems/ticket-cancelled`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AdmissionProblem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/not-valid-today` (with `ticketDate`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AdmissionProblem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAttendanceSummary: {
+        parameters: {
+            query?: {
+                /** @description The day counted (default: today, museum time zone). */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceSummary"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1971,7 +2524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,7 +2604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2155,7 +2708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2239,7 +2792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2325,7 +2878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account's role may not do this. */
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -18,10 +18,15 @@ function operationRoute(c: Context<AppEnv>): string | null {
   return null;
 }
 
+/** A client's own X-Request-Id worth keeping: a short token, nothing a log reader could mistake. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
 /**
  * One structured log line per request, written once the response is known:
- * `{ requestId, method, route, status, durationMs, account }`. Nothing from
- * the request's headers, query or body is logged, so neither credentials nor
+ * `{ requestId, method, route, status, durationMs, account }`, and
+ * `clientRequestId` when the client sent an `X-Request-Id` of its own that
+ * is a sane token (`requestId` is always ours). Nothing else from the
+ * request's headers, query or body is logged, so neither credentials nor
  * buyer data can reach the logs this way. Runs right after the request-id
  * middleware, around everything else.
  *
@@ -31,6 +36,7 @@ function operationRoute(c: Context<AppEnv>): string | null {
 export const accessLog = () =>
   createMiddleware<AppEnv>(async (c, next) => {
     const started = Date.now();
+    const clientRequestId = c.req.header("X-Request-Id");
     try {
       await next();
     } finally {
@@ -41,6 +47,7 @@ export const accessLog = () =>
         status: c.res.status,
         durationMs: Date.now() - started,
         account: c.var.principal?.name ?? null,
+        ...(clientRequestId !== undefined && CLIENT_REQUEST_ID.test(clientRequestId) ? { clientRequestId } : {}),
       });
     }
   });

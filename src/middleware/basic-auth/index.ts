@@ -67,9 +67,11 @@ export const basicAuth = (options: BasicAuthOptions) => {
     const matches = await timingSafeEqual(storedHash, presentedHash);
     if (!account || !matches) {
       forgetClientLogins(client);
+      // Throws the 429 instead when this failure is past the budget.
       await login?.recordFailure();
       throw unauthorized("The user name or password is wrong.");
     }
+    await login?.confirmSuccess();
     const principal = { name: account.name, role: account.role };
     rememberLogin(client, credentials.username, presentedHash, principal);
     c.set("principal", principal);

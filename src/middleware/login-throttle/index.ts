@@ -1,20 +1,32 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import {
+  findLoginWindowAtPrimary,
   loginFailurePolicy,
   recordLoginFailure,
-  selectLoginBlock,
+  selectLoginWindow,
+  type LoginWindow,
 } from "../../accounts/login-failures";
 import { ProblemError } from "../../http/problem";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
 export type ThrottledLogin = {
-  /** Reads whether the client is over budget; goes into the account lookup's batch. */
+  /** Reads the client's current window; goes into the account lookup's batch. */
   check: D1PreparedStatement;
   /** Throws the `429` when the check found the client over budget. */
   enforce(check: D1Result): void;
-  /** Counts a failed login of this client. */
+  /**
+   * Counts a failed login of this client, atomically with reading the count:
+   * throws the `429` when this failure is past the budget (the caller answers
+   * `401` otherwise).
+   */
   recordFailure(): Promise<void>;
+  /**
+   * Before a correct password is accepted: when the check saw failures of
+   * this client in its window (a burst may be under way), reads the window
+   * again and throws the `429` if the budget is spent by now. Free otherwise.
+   */
+  confirmSuccess(): Promise<void>;
 };
 
 /** Starts a throttled login for a request (see `loginThrottle`). */
@@ -70,10 +82,13 @@ function tooManyFailedLogins(retryAfterMs: number): ProblemError {
  * client (see `clientKey`). Once a client has had `budget` failed logins in a
  * window (which starts at its first failure), every request with credentials
  * from it is answered `429` with `Retry-After` until the window has passed,
- * valid credentials included, before any credential is checked. Successful
- * logins are never counted, and cost only the check, which travels in the
- * account lookup's batch. Why D1 and not the Rate Limiting binding: see
- * docs/hardening.md.
+ * valid credentials included. Airtight under bursts: each failure is counted
+ * and its count read in one atomic statement, and only a failure within the
+ * budget gets its `401` verdict; a correct password from a client with
+ * failures in its window is accepted only after a fresh read shows the
+ * budget not spent. A client without failures pays only the check, which
+ * travels in the account lookup's batch. Why D1 and not the Rate Limiting
+ * binding: see docs/hardening.md.
  */
 export const loginThrottle = (): LoginThrottle => {
   return (c) => {
@@ -83,13 +98,25 @@ export const loginThrottle = (): LoginThrottle => {
     const key = clientKey(c.req.header("CF-Connecting-IP"));
     const now = Date.now();
     const db = c.var.db;
+    const overBudget = (window: LoginWindow | null | undefined, limit: number) =>
+      window !== null && window !== undefined && window.failures > limit;
+    let suspect = false;
     return {
-      check: selectLoginBlock(db, key, policy, now),
+      check: selectLoginWindow(db, key, policy, now),
       enforce(check) {
-        const row = check.results[0] as { retry_after_ms: number } | undefined;
-        if (row) throw tooManyFailedLogins(row.retry_after_ms);
+        const window = check.results[0] as LoginWindow | undefined;
+        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(window!.retry_after_ms);
+        suspect = window !== undefined;
       },
-      recordFailure: () => recordLoginFailure(db, key, policy, now),
+      async recordFailure() {
+        const window = await recordLoginFailure(db, key, policy, now);
+        if (overBudget(window, policy.budget)) throw tooManyFailedLogins(window.retry_after_ms);
+      },
+      async confirmSuccess() {
+        if (!suspect) return;
+        const window = await findLoginWindowAtPrimary(db, key, policy, Date.now());
+        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(window!.retry_after_ms);
+      },
     };
   };
 };

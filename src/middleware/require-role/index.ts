@@ -16,3 +16,13 @@ export const requireRole = (...roles: AccountRole[]) =>
     }
     await next();
   });
+
+/**
+ * The part of a `createRoute` config that says who may call an operation:
+ * the role check as route middleware (it runs before validation), and the
+ * same roles in the OpenAPI document as the operation's `x-roles`.
+ * Every /v1.1 operation declares its roles this way.
+ */
+export function allowRoles<const R extends AccountRole[]>(...roles: R) {
+  return { middleware: requireRole(...roles), "x-roles": roles };
+}

@@ -15,8 +15,11 @@ import {
 } from "./font-metrics";
 import type { TicketType } from "./token";
 
-/** Bump whenever the card's look changes: it is part of the image's ETag. */
-export const TICKET_IMAGE_LAYOUT_VERSION = 1;
+/**
+ * Bump whenever the image's bytes change (the card's look, or how the PNG is
+ * encoded): it is part of the image's ETag, so cached images are replaced.
+ */
+export const TICKET_IMAGE_LAYOUT_VERSION = 2;
 
 export type TicketImageInput = {
   ticketId: string;

@@ -1,6 +1,7 @@
 /**
- * Rasterises the ticket card with resvg-wasm. The wasm module and the Inter
- * fonts are bundled (wrangler: `*.wasm` as a compiled module, `*.ttf` as data).
+ * Rasterises the ticket card with resvg-wasm and encodes the pixels with
+ * png.ts. The wasm module and the Inter fonts are bundled (wrangler: `*.wasm`
+ * as a compiled module, `*.ttf` as data).
  */
 import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
@@ -31,12 +32,14 @@ function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
   return data instanceof Uint8Array ? data : new Uint8Array(data);
 }
 
-/** Rasterises an SVG document to PNG bytes at its own size, white background. */
+/**
+ * Rasterises an SVG document to PNG bytes at its own size. No `background`
+ * option: the card paints its own, and a second fill of every pixel is not free.
+ */
 export async function svgToPng(svg: string): Promise<PngBytes> {
   await ensureResvg();
   const resvg = new Resvg(svg, {
     fitTo: { mode: "original" },
-    background: "#ffffff",
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
   });
   let pixels: Uint8Array;

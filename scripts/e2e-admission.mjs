@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// End to end through `wrangler dev` (docs/admission.md): the ticket lifecycle
+// and admission at the gate, as a box office, a gate and an administrator see
+// them, against a fresh local D1 with every migration.
+//
+//   npm run test:e2e:admission
+//
+// buy → fetch the image → read its QR code (fast-png + jsQR) → admit → admit
+// again (409 already-admitted); an event deleted → its ticket's image changes
+// (new ETag) and its admission is refused (409 ticket-cancelled); an event
+// losing a date with tickets (409 tickets-affected, then ?cancelTickets=true);
+// a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; the
+// day's attendance. Exits non-zero on the first unmet expectation.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { basicAuthorization, insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
+import { log, runMain } from "../tools/lib/cli.mjs";
+import { addDays, museumToday } from "../tools/lib/dates.mjs";
+import { tempDir } from "../tools/lib/process-end.mjs";
+import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
+import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+import { applyMigrations, d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
+
+const USAGE = "usage: npm run test:e2e:admission";
+
+/** A fresh local D1 state: every migration, and an admin, a sales and a gate account. */
+function prepareLocalState() {
+  const dir = tempDir("museum-e2e-admission-");
+  const target = d1Target({ persistTo: dir.path });
+  applyMigrations(target, { quiet: true });
+  const auth = {};
+  for (const role of ["admin", "sales", "gate"]) {
+    const name = `e2e-${role}`;
+    const secret = newSecret();
+    d1Execute(target, { command: insertAccountSql({ name, role, secret }) });
+    auth[role] = basicAuthorization(name, secret);
+  }
+  return { persistTo: dir.path, auth, cleanup: dir.remove };
+}
+
+function client(origin, auth) {
+  return async (as, method, path, { json, headers = {} } = {}) => {
+    const res = await fetch(`${origin}/v1.1${path}`, {
+      method,
+      headers: {
+        Authorization: auth[as],
+        ...(json === undefined ? {} : { "Content-Type": "application/json" }),
+        ...headers,
+      },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const type = res.headers.get("Content-Type") ?? "";
+    const body = type.includes("json") ? await res.json() : new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, body };
+  };
+}
+
+function expectStatus(res, status, what) {
+  assert.equal(res.status, status, `${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body instanceof Uint8Array ? "<bytes>" : res.body)}`);
+  log(`ok  ${what}: ${status}${res.body?.type ? ` ${res.body.type}` : ""}`);
+  return res.body;
+}
+
+async function run(api) {
+  const today = await museumToday();
+  const tomorrow = addDays(today, 1);
+  const event = (name, dates) =>
+    api("admin", "POST", "/special-events", {
+      json: { name, location: "Great Hall", eventDescription: "End-to-end check.", dates, price: 12 },
+    });
+  const buy = (eventId, ticketDate) =>
+    api("sales", "POST", "/tickets", { json: { ticketType: "event", eventId, ticketDate, email: "e2e@example.com" } });
+  const admit = (code) => api("gate", "POST", "/admissions", { json: { code } });
+
+  // Buy → image → QR → admit → admit again.
+  const { eventId } = expectStatus(await event("E2E admission", [today, tomorrow]), 201, "admin creates an event for today");
+  const ticket = expectStatus(await buy(eventId, today), 201, "sales buys an event ticket for today");
+  const image = await api("sales", "GET", `/tickets/${ticket.ticketId}/qr`);
+  expectStatus(image, 200, "sales fetches the ticket image");
+  const code = readTicketCode(image.body);
+  log(`    the QR code reads ${code}`);
+  const admitted = expectStatus(await admit(code), 201, "the gate admits the scanned code");
+  assert.equal(admitted.ticketId, ticket.ticketId);
+  assert.equal(admitted.gate, "e2e-gate");
+  const again = expectStatus(await admit(code), 409, "the same code again");
+  assert.equal(again.type, "/problems/already-admitted");
+  assert.equal(again.admittedAt, admitted.admittedAt);
+  assert.equal(again.gate, "e2e-gate");
+  assert.equal(expectStatus(await api("sales", "GET", `/tickets/${ticket.ticketId}`), 200, "sales reads the status").status, "admitted");
+
+  // A forged code and the gate's limits.
+  const forged = `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}`;
+  assert.equal(expectStatus(await admit(forged), 422, "a forged code").type, "/problems/invalid-ticket-code");
+  expectStatus(await api("gate", "GET", "/museum-hours"), 403, "the gate reads the hours");
+  expectStatus(await api("sales", "POST", "/admissions", { json: { code } }), 403, "sales admits");
+
+  // Event deleted → the ticket is cancelled: new image ETag, admission refused.
+  const { eventId: doomed } = expectStatus(await event("E2E cancelled", [today]), 201, "admin creates a second event");
+  const cancelled = expectStatus(await buy(doomed, today), 201, "sales buys a ticket for it");
+  const before = await api("sales", "GET", `/tickets/${cancelled.ticketId}/qr`);
+  const etag = before.headers.get("ETag");
+  const cancelledCode = readTicketCode(before.body);
+  expectStatus(await api("admin", "DELETE", `/special-events/${doomed}`), 204, "admin deletes the event");
+  const after = await api("sales", "GET", `/tickets/${cancelled.ticketId}/qr`, { headers: { "If-None-Match": etag } });
+  expectStatus(after, 200, "the image, revalidated with the old ETag");
+  assert.notEqual(after.headers.get("ETag"), etag, "a cancelled ticket's image has a new ETag");
+  assert.equal(expectStatus(await admit(cancelledCode), 409, "the cancelled ticket at the gate").type, "/problems/ticket-cancelled");
+
+  // An event losing a date with a valid ticket: refused, then cancelled with the change.
+  const { eventId: moved } = expectStatus(await event("E2E moved", [today, tomorrow]), 201, "admin creates a third event");
+  const stranded = expectStatus(await buy(moved, tomorrow), 201, "sales buys a ticket for tomorrow");
+  const refused = expectStatus(
+    await api("admin", "PATCH", `/special-events/${moved}`, { json: { dates: [today] } }),
+    409,
+    "admin drops tomorrow from the event",
+  );
+  assert.equal(refused.type, "/problems/tickets-affected");
+  assert.deepEqual([refused.affectedTickets, refused.dates], [1, [tomorrow]]);
+  expectStatus(
+    await api("admin", "PATCH", `/special-events/${moved}?cancelTickets=true`, { json: { dates: [today] } }),
+    200,
+    "the same change with ?cancelTickets=true",
+  );
+  assert.equal(expectStatus(await api("sales", "GET", `/tickets/${stranded.ticketId}`), 200, "its ticket").status, "cancelled");
+
+  // The day's attendance.
+  const summary = expectStatus(await api("admin", "GET", `/admissions/summary?date=${today}`), 200, "admin reads today's attendance");
+  assert.deepEqual(
+    summary.events.find((e) => e.eventId === eventId),
+    { eventId, name: "E2E admission", sold: 1, admitted: 1, cancelled: 0 },
+  );
+  assert.deepEqual(
+    summary.events.find((e) => e.eventId === doomed),
+    { eventId: doomed, name: "E2E cancelled", sold: 1, admitted: 0, cancelled: 1 },
+  );
+}
+
+runMain(async () => {
+  const state = prepareLocalState();
+  let server;
+  try {
+    server = await startWranglerDev({
+      persistTo: state.persistTo,
+      logLevel: "warn",
+      // A throw-away signing key for ticket QR payloads (the real one is a secret).
+      vars: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
+    });
+    log(`wrangler dev on ${server.origin}`);
+    await run(client(server.origin, state.auth));
+    log("all admission checks passed");
+  } finally {
+    await server?.stop();
+    state.cleanup();
+  }
+}, USAGE);

@@ -1,0 +1,96 @@
+// Admission at the gate (docs/admission.md): the signed code first, then one batch.
+import type { Db } from "../env";
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import type { IsoDate } from "../platform/dates";
+import { recordAdmission } from "./admission-queries";
+import { verifyTicketToken, type SigningKeys, type TicketType } from "./qr";
+
+export type Admission = {
+  admissionId: string;
+  ticketId: string;
+  ticketType: TicketType;
+  ticketDate: IsoDate;
+  eventId?: string;
+  eventName?: string;
+  admittedAt: string;
+  gate: string;
+};
+
+export type AdmissionContext = {
+  keys: SigningKeys;
+  /** Today in the museum's time zone. */
+  today: IsoDate;
+  /** The admitting account's name. */
+  gate: string;
+  now: Date;
+};
+
+/** One answer for every code that is not genuine, so a forger learns nothing about which check failed. */
+function invalidTicketCode(): ProblemError {
+  return new ProblemError(422, {
+    type: PROBLEM_TYPES.invalidTicketCode,
+    title: "Invalid ticket code",
+    detail: "This code is not a genuine ticket of this museum.",
+  });
+}
+
+/**
+ * Admits the ticket a scanned code names. A code whose signature does not
+ * verify is refused before any database access. Otherwise one batch (one
+ * round trip) admits the ticket if it is valid and for today, and reports
+ * the ticket as it then stands, which decides the answer:
+ * admitted now (this request's admission is on record), already admitted,
+ * cancelled (whatever its date), or not for today.
+ */
+export async function admit(db: Db, code: string, context: AdmissionContext): Promise<Admission> {
+  const token = await verifyTicketToken(code, context.keys);
+  if (!token) throw invalidTicketCode();
+
+  const admissionId = crypto.randomUUID();
+  const row = await recordAdmission(db, {
+    admissionId,
+    ticketId: token.ticketId,
+    today: context.today,
+    gate: context.gate,
+    admittedAt: context.now.toISOString(),
+  });
+  // A genuine code for a ticket this database does not hold (it was signed
+  // by another deployment sharing the key, or the data was reset) is not a
+  // ticket of this museum either.
+  if (!row) throw invalidTicketCode();
+
+  if (row.admission_id !== null && row.admission_id !== admissionId) {
+    throw new ProblemError(409, {
+      type: PROBLEM_TYPES.alreadyAdmitted,
+      title: "Already admitted",
+      detail: `This ticket was admitted at ${row.admitted_at} by ${row.gate}.`,
+      extensions: { ticketId: row.ticket_id, admittedAt: row.admitted_at, gate: row.gate },
+    });
+  }
+  if (row.cancelled_at !== null) {
+    throw new ProblemError(409, {
+      type: PROBLEM_TYPES.ticketCancelled,
+      title: "Ticket cancelled",
+      detail: "This ticket was cancelled and is not valid for entry.",
+      extensions: { ticketId: row.ticket_id, cancelledAt: row.cancelled_at },
+    });
+  }
+  if (row.admission_id === null) {
+    throw new ProblemError(422, {
+      type: PROBLEM_TYPES.notValidToday,
+      title: "Not valid today",
+      detail: `This ticket is for ${row.ticket_date}, not today (${context.today}).`,
+      extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
+    });
+  }
+  return {
+    admissionId,
+    ticketId: row.ticket_id,
+    ticketType: row.ticket_type,
+    ticketDate: row.ticket_date,
+    ...(row.event_id === null ? {} : { eventId: row.event_id }),
+    ...(row.event_name === null ? {} : { eventName: row.event_name }),
+    admittedAt: row.admitted_at!,
+    gate: row.gate!,
+  };
+}

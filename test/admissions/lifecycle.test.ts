@@ -1,0 +1,170 @@
+// Schedule changes never strand a ticket, and the sales cut-off (contract:
+// "After the sale: ticket lifecycle", "Tickets"), through the real Worker and D1.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
+import { useClock } from "../clock";
+import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../helpers";
+import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
+
+const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
+
+/** The first date on or after `from` that falls on `weekday` (0 = Sunday). */
+function nextWeekday(from: string, weekday: number): string {
+  let day = from;
+  while (new Date(`${day}T12:00:00Z`).getUTCDay() !== weekday) day = plusDays(day, 1);
+  return day;
+}
+
+async function ticket(json: Record<string, unknown>): Promise<PurchaseResponse> {
+  const res = await buy({ email: "visitor@example.com", ...json });
+  expect(res.status).toBe(201);
+  return (await res.json()) as PurchaseResponse;
+}
+
+async function statusOf(ticketId: string): Promise<string> {
+  return ((await (await api(`/v1.1/tickets/${ticketId}`)).json()) as { status: string }).status;
+}
+
+describe("PATCH /special-events/{id} dropping a date with valid tickets", () => {
+  it("is refused (409 with affectedTickets and dates) and changes nothing", async () => {
+    const [a, b, c] = [plusDays(TODAY, 20), plusDays(TODAY, 21), plusDays(TODAY, 22)];
+    const eventId = await createEvent([a, b, c]);
+    await ticket({ ticketType: "event", eventId, ticketDate: a });
+    await ticket({ ticketType: "event", eventId, ticketDate: a });
+    await ticket({ ticketType: "event", eventId, ticketDate: b });
+    const before = await dumpDatabase({ except: ["login_failures"] });
+
+    const res = await api(`/v1.1/special-events/${eventId}`, { method: "PATCH", json: { name: "Renamed", dates: [c] } });
+    const problem = await expectProblem(res, 409);
+    expect(problem).toMatchObject({ type: "/problems/tickets-affected", affectedTickets: 3, dates: [a, b] });
+    expect(await dumpDatabase({ except: ["login_failures"] })).toBe(before);
+  });
+
+  it("keeps dates that have tickets untouched when others are added or dropped, and renames", async () => {
+    const [a, b] = [plusDays(TODAY, 30), plusDays(TODAY, 31)];
+    const eventId = await createEvent([a, b]);
+    await ticket({ ticketType: "event", eventId, ticketDate: a });
+    const res = await api(`/v1.1/special-events/${eventId}`, {
+      method: "PATCH",
+      json: { name: "Kept date", dates: [a, plusDays(TODAY, 40)] },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ name: "Kept date", dates: [a, plusDays(TODAY, 40)] });
+    const listed = (await (await api(`/v1.1/special-events?startDate=${a}&endDate=${a}`)).json()) as { eventId: string; name: string }[];
+    expect(listed.find((e) => e.eventId === eventId)?.name).toBe("Kept date");
+  });
+
+  it("with ?cancelTickets=true changes the dates and cancels those tickets: new image ETag, no admission", async () => {
+    const eventId = await createEvent([TODAY, plusDays(TODAY, 1)]);
+    const sold = await ticket({ ticketType: "event", eventId, ticketDate: TODAY });
+    const image = await api(`/v1.1/tickets/${sold.ticketId}/qr`, { as: "sales" });
+    const etag = image.headers.get("ETag")!;
+    expect((await api(`/v1.1/tickets/${sold.ticketId}/qr`, { as: "sales", headers: { "If-None-Match": etag } })).status).toBe(304);
+
+    const res = await api(`/v1.1/special-events/${eventId}?cancelTickets=true`, {
+      method: "PATCH",
+      json: { dates: [plusDays(TODAY, 1)] },
+    });
+    expect(res.status).toBe(200);
+    expect(await statusOf(sold.ticketId)).toBe("cancelled");
+
+    const after = await api(`/v1.1/tickets/${sold.ticketId}/qr`, { as: "sales", headers: { "If-None-Match": etag } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("ETag")).not.toBe(etag);
+
+    const code = await signTicketToken(sold, signingKeysFromEnv(env));
+    const admission = await expectProblem(await api("/v1.1/admissions", { method: "POST", as: "gate", json: { code } }), 409);
+    expect(admission.type).toBe("/problems/ticket-cancelled");
+  });
+
+  it("refuses a malformed cancelTickets", async () => {
+    const eventId = await createEvent([plusDays(TODAY, 50)]);
+    const res = await api(`/v1.1/special-events/${eventId}?cancelTickets=yes`, { method: "PATCH", json: { price: 3 } });
+    await expectValidationError(res, "query.cancelTickets");
+  });
+
+  it("is guarded by the database itself, whoever writes (no window between check and write)", async () => {
+    const date = plusDays(TODAY, 60);
+    const eventId = await createEvent([date]);
+    await ticket({ ticketType: "event", eventId, ticketDate: date });
+    await expect(
+      env.DB.prepare("DELETE FROM special_event_dates WHERE event_id = ?1").bind(eventId).run(),
+    ).rejects.toThrow(/tickets_would_be_stranded/);
+  });
+});
+
+describe("closing a day with valid general tickets", () => {
+  it("is refused (409) and changes nothing; event tickets of the day never count", async () => {
+    const day = nextWeekday(plusDays(TODAY, 10), 3);
+    const general = await ticket({ ticketType: "general", ticketDate: day });
+    const eventId = await createEvent([day]);
+    const eventTicket = await ticket({ ticketType: "event", eventId, ticketDate: day });
+    const before = await dumpDatabase({ except: ["login_failures"] });
+
+    const res = await api(`/v1.1/museum-hours/exceptions/${day}`, { method: "PUT", json: { closed: true, reason: "Burst pipe" } });
+    expect(await expectProblem(res, 409)).toMatchObject({ affectedTickets: 1, dates: [day] });
+    expect(await dumpDatabase({ except: ["login_failures"] })).toBe(before);
+
+    const closed = await api(`/v1.1/museum-hours/exceptions/${day}?cancelTickets=true`, {
+      method: "PUT",
+      json: { closed: true, reason: "Burst pipe" },
+    });
+    expect(closed.status).toBe(201);
+    expect(await statusOf(general.ticketId)).toBe("cancelled");
+    expect(await statusOf(eventTicket.ticketId)).toBe("valid");
+  });
+
+  it("special hours on a day with tickets are fine; removing them from a day the week keeps closed is refused", async () => {
+    const saturday = nextWeekday(plusDays(TODAY, 10), 6);
+    const opened = await api(`/v1.1/museum-hours/exceptions/${saturday}`, {
+      method: "PUT",
+      json: { closed: false, timeOpen: "10:00", timeClose: "14:00" },
+    });
+    expect(opened.status).toBe(201);
+    await ticket({ ticketType: "general", ticketDate: saturday });
+    const shorter = await api(`/v1.1/museum-hours/exceptions/${saturday}`, {
+      method: "PUT",
+      json: { closed: false, timeOpen: "11:00", timeClose: "13:00" },
+    });
+    expect(shorter.status).toBe(200);
+    const removed = await api(`/v1.1/museum-hours/exceptions/${saturday}`, { method: "DELETE" });
+    expect(await expectProblem(removed, 409)).toMatchObject({ affectedTickets: 1, dates: [saturday] });
+  });
+});
+
+describe("sales cut-off", () => {
+  // Far from the real today (other tests use the days after it), on a fixed clock.
+  // 2031-01-08 is a Wednesday: open 09:00–18:00 in America/New_York (UTC-5).
+  const DAY = "2031-01-08";
+
+  it("sells today's general tickets until closing time, and refuses them after", async () => {
+    useClock("2031-01-08T22:59:00Z"); // 17:59 in New York
+    expect((await buy({ ticketType: "general", ticketDate: DAY, email: "a@example.com" })).status).toBe(201);
+    useClock("2031-01-08T23:00:00Z"); // 18:00: closed
+    await expectValidationError(await buy({ ticketType: "general", ticketDate: DAY, email: "a@example.com" }), "ticketDate");
+    // Tomorrow is still on sale.
+    expect((await buy({ ticketType: "general", ticketDate: "2031-01-09", email: "a@example.com" })).status).toBe(201);
+  });
+
+  it("follows the day's special hours", async () => {
+    const day = "2031-01-15";
+    useClock("2031-01-15T12:00:00Z");
+    const put = await api(`/v1.1/museum-hours/exceptions/${day}`, {
+      method: "PUT",
+      json: { closed: false, timeOpen: "09:00", timeClose: "20:00" },
+    });
+    expect(put.status).toBe(201);
+    useClock("2031-01-16T00:30:00Z"); // 19:30 on the 15th in New York
+    expect((await buy({ ticketType: "general", ticketDate: day, email: "a@example.com" })).status).toBe(201);
+    useClock("2031-01-16T01:00:00Z"); // 20:00
+    await expectValidationError(await buy({ ticketType: "general", ticketDate: day, email: "a@example.com" }), "ticketDate");
+  });
+
+  it("sells today's event tickets all day", async () => {
+    useClock("2031-01-08T12:00:00Z");
+    const eventId = await createEvent([DAY]);
+    useClock("2031-01-09T04:30:00Z"); // 23:30 on the 8th in New York
+    expect((await buy({ ticketType: "event", eventId, ticketDate: DAY, email: "a@example.com" })).status).toBe(201);
+  });
+});
