@@ -27,7 +27,28 @@ export async function buyThenImage(ticketDate: string): Promise<Uint8Array | und
   return again.kind === "image" ? again.image : first.image;
 }
 
+export async function admit(code: string): Promise<string> {
+  const { data, error, response } = await client.POST("/admissions", { body: { code } });
+  if (data) return `${data.ticketId} admitted at ${data.admittedAt} by ${data.gate}`;
+  if (response.status !== 409 && response.status !== 422) return error.detail;
+  const refusal = error as Schemas["AdmissionProblem"];
+  switch (refusal.type) {
+    case "/problems/already-admitted":
+      return `already used at ${refusal.admittedAt ?? "?"} by ${refusal.gate ?? "?"}`;
+    case "/problems/not-valid-today":
+      return `valid on ${refusal.ticketDate ?? "?"}`;
+    case "/problems/ticket-cancelled":
+    case "/problems/invalid-ticket-code":
+      return refusal.detail;
+    // @ts-expect-error no such refusal type
+    case "/problems/expired":
+      return "";
+  }
+}
+
 export async function wrongCalls(): Promise<void> {
+  // @ts-expect-error an admission sends the scanned code, nothing else
+  await client.POST("/admissions", { body: { ticketId: "3be6453c-03eb-4357-ae5a-984a0e574a54" } });
   // @ts-expect-error ticketType is "general" or "event"
   await client.POST("/tickets", { body: { ticketType: "vip", ticketDate: "2030-01-07", email: "a@example.com" } });
   // @ts-expect-error a purchase needs the buyer's email
