@@ -1,5 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const migrations = await readD1Migrations(`${import.meta.dirname}/migrations`);
 
@@ -67,6 +67,8 @@ export default defineConfig({
   ],
   test: {
     setupFiles: ["./test/setup.ts"],
+    // test/tools holds Node tests of the scripts (node --test, part of `npm test`).
+    exclude: [...configDefaults.exclude, "test/tools/**"],
     // The Worker's access log (one JSON line per request, src/middleware/access-log)
     // would drown the test output; test/hardening/logs.test.ts checks it.
     onConsoleLog: (line) => !line.startsWith('{"level":"info","message":"request"'),

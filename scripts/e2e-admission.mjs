@@ -10,10 +10,12 @@
 // (new ETag) and its admission is refused (409 ticket-cancelled); an event
 // losing a date with tickets (409 tickets-affected, then ?cancelTickets=true);
 // a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; the
-// day's attendance. Exits non-zero on the first unmet expectation.
+// day's attendance. Exits non-zero on the first unmet expectation. Every call
+// goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { basicAuthorization, insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
+import { createMuseumClient, getTicketImage } from "museum-api-client";
+import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { log, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday } from "../tools/lib/dates.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
@@ -28,31 +30,33 @@ function prepareLocalState() {
   const dir = tempDir("museum-e2e-admission-");
   const target = d1Target({ persistTo: dir.path });
   applyMigrations(target, { quiet: true });
-  const auth = {};
+  const credentials = {};
   for (const role of ["admin", "sales", "gate"]) {
     const name = `e2e-${role}`;
     const secret = newSecret();
     d1Execute(target, { command: insertAccountSql({ name, role, secret }) });
-    auth[role] = basicAuthorization(name, secret);
+    credentials[role] = { username: name, password: secret };
   }
-  return { persistTo: dir.path, auth, cleanup: dir.remove };
+  return { persistTo: dir.path, credentials, cleanup: dir.remove };
 }
 
-function client(origin, auth) {
-  return async (as, method, path, { json, headers = {} } = {}) => {
-    const res = await fetch(`${origin}/v1.1${path}`, {
-      method,
-      headers: {
-        Authorization: auth[as],
-        ...(json === undefined ? {} : { "Content-Type": "application/json" }),
-        ...headers,
-      },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const type = res.headers.get("Content-Type") ?? "";
-    const body = type.includes("json") ? await res.json() : new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, headers: res.headers, body };
-  };
+/** A typed client per role. */
+function clients(origin, credentials) {
+  return Object.fromEntries(
+    Object.entries(credentials).map(([role, login]) => [role, createMuseumClient({ baseUrl: origin, ...login })]),
+  );
+}
+
+/** A call's answer as the checks read it: status, headers, and the data or the problem. */
+function answer({ data, error, response }) {
+  return { status: response.status, headers: response.headers, body: data ?? error };
+}
+
+/** The ticket image (`etag`: revalidate) as an answer whose body is the PNG. */
+async function ticketImage(client, ticketId, etag) {
+  const image = await getTicketImage(client, ticketId, { etag });
+  const body = image.kind === "image" ? image.image : image.kind === "problem" ? image.problem : undefined;
+  return { status: image.response.status, headers: image.response.headers, body };
 }
 
 function expectStatus(res, status, what) {
@@ -61,21 +65,27 @@ function expectStatus(res, status, what) {
   return res.body;
 }
 
-async function run(api) {
+async function run({ admin, sales, gate }) {
   const today = await museumToday();
   const tomorrow = addDays(today, 1);
-  const event = (name, dates) =>
-    api("admin", "POST", "/special-events", {
-      json: { name, location: "Great Hall", eventDescription: "End-to-end check.", dates, price: 12 },
-    });
-  const buy = (eventId, ticketDate) =>
-    api("sales", "POST", "/tickets", { json: { ticketType: "event", eventId, ticketDate, email: "e2e@example.com" } });
-  const admit = (code) => api("gate", "POST", "/admissions", { json: { code } });
+  const event = async (name, dates) =>
+    answer(await admin.POST("/special-events", { body: { name, location: "Great Hall", eventDescription: "End-to-end check.", dates, price: 12 } }));
+  const buy = async (eventId, ticketDate) =>
+    answer(await sales.POST("/tickets", { body: { ticketType: "event", eventId, ticketDate, email: "e2e@example.com" } }));
+  const admit = async (code, as = gate) => answer(await as.POST("/admissions", { body: { code } }));
+  const ticketStatus = async (ticketId) => answer(await sales.GET("/tickets/{ticketId}", { params: { path: { ticketId } } }));
+  const changeDates = async (eventId, dates, cancelTickets) =>
+    answer(
+      await admin.PATCH("/special-events/{eventId}", {
+        params: { path: { eventId }, ...(cancelTickets ? { query: { cancelTickets: true } } : {}) },
+        body: { dates },
+      }),
+    );
 
   // Buy → image → QR → admit → admit again.
   const { eventId } = expectStatus(await event("E2E admission", [today, tomorrow]), 201, "admin creates an event for today");
   const ticket = expectStatus(await buy(eventId, today), 201, "sales buys an event ticket for today");
-  const image = await api("sales", "GET", `/tickets/${ticket.ticketId}/qr`);
+  const image = await ticketImage(sales, ticket.ticketId);
   expectStatus(image, 200, "sales fetches the ticket image");
   const code = readTicketCode(image.body);
   log(`    the QR code reads ${code}`);
@@ -86,22 +96,22 @@ async function run(api) {
   assert.equal(again.type, "/problems/already-admitted");
   assert.equal(again.admittedAt, admitted.admittedAt);
   assert.equal(again.gate, "e2e-gate");
-  assert.equal(expectStatus(await api("sales", "GET", `/tickets/${ticket.ticketId}`), 200, "sales reads the status").status, "admitted");
+  assert.equal(expectStatus(await ticketStatus(ticket.ticketId), 200, "sales reads the status").status, "admitted");
 
   // A forged code and the gate's limits.
   const forged = `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}`;
   assert.equal(expectStatus(await admit(forged), 422, "a forged code").type, "/problems/invalid-ticket-code");
-  expectStatus(await api("gate", "GET", "/museum-hours"), 403, "the gate reads the hours");
-  expectStatus(await api("sales", "POST", "/admissions", { json: { code } }), 403, "sales admits");
+  expectStatus(answer(await gate.GET("/museum-hours")), 403, "the gate reads the hours");
+  expectStatus(await admit(code, sales), 403, "sales admits");
 
   // Event deleted → the ticket is cancelled: new image ETag, admission refused.
   const { eventId: doomed } = expectStatus(await event("E2E cancelled", [today]), 201, "admin creates a second event");
   const cancelled = expectStatus(await buy(doomed, today), 201, "sales buys a ticket for it");
-  const before = await api("sales", "GET", `/tickets/${cancelled.ticketId}/qr`);
+  const before = await ticketImage(sales, cancelled.ticketId);
   const etag = before.headers.get("ETag");
   const cancelledCode = readTicketCode(before.body);
-  expectStatus(await api("admin", "DELETE", `/special-events/${doomed}`), 204, "admin deletes the event");
-  const after = await api("sales", "GET", `/tickets/${cancelled.ticketId}/qr`, { headers: { "If-None-Match": etag } });
+  expectStatus(answer(await admin.DELETE("/special-events/{eventId}", { params: { path: { eventId: doomed } } })), 204, "admin deletes the event");
+  const after = await ticketImage(sales, cancelled.ticketId, etag);
   expectStatus(after, 200, "the image, revalidated with the old ETag");
   assert.notEqual(after.headers.get("ETag"), etag, "a cancelled ticket's image has a new ETag");
   assert.equal(expectStatus(await admit(cancelledCode), 409, "the cancelled ticket at the gate").type, "/problems/ticket-cancelled");
@@ -109,22 +119,18 @@ async function run(api) {
   // An event losing a date with a valid ticket: refused, then cancelled with the change.
   const { eventId: moved } = expectStatus(await event("E2E moved", [today, tomorrow]), 201, "admin creates a third event");
   const stranded = expectStatus(await buy(moved, tomorrow), 201, "sales buys a ticket for tomorrow");
-  const refused = expectStatus(
-    await api("admin", "PATCH", `/special-events/${moved}`, { json: { dates: [today] } }),
-    409,
-    "admin drops tomorrow from the event",
-  );
+  const refused = expectStatus(await changeDates(moved, [today]), 409, "admin drops tomorrow from the event");
   assert.equal(refused.type, "/problems/tickets-affected");
   assert.deepEqual([refused.affectedTickets, refused.dates], [1, [tomorrow]]);
-  expectStatus(
-    await api("admin", "PATCH", `/special-events/${moved}?cancelTickets=true`, { json: { dates: [today] } }),
-    200,
-    "the same change with ?cancelTickets=true",
-  );
-  assert.equal(expectStatus(await api("sales", "GET", `/tickets/${stranded.ticketId}`), 200, "its ticket").status, "cancelled");
+  expectStatus(await changeDates(moved, [today], true), 200, "the same change with ?cancelTickets=true");
+  assert.equal(expectStatus(await ticketStatus(stranded.ticketId), 200, "its ticket").status, "cancelled");
 
   // The day's attendance.
-  const summary = expectStatus(await api("admin", "GET", `/admissions/summary?date=${today}`), 200, "admin reads today's attendance");
+  const summary = expectStatus(
+    answer(await admin.GET("/admissions/summary", { params: { query: { date: today } } })),
+    200,
+    "admin reads today's attendance",
+  );
   assert.deepEqual(
     summary.events.find((e) => e.eventId === eventId),
     { eventId, name: "E2E admission", sold: 1, admitted: 1, cancelled: 0 },
@@ -146,7 +152,7 @@ runMain(async () => {
       vars: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
     });
     log(`wrangler dev on ${server.origin}`);
-    await run(client(server.origin, state.auth));
+    await run(clients(server.origin, state.credentials));
     log("all admission checks passed");
   } finally {
     await server?.stop();

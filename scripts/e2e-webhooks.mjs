@@ -8,7 +8,9 @@
 //     within 10 s of their change, verify with the `standardwebhooks` package
 //     and carry the event as GET returns it after that change.
 //  4. Everything started here is stopped, whatever happens.
+// The admin calls go through the project's own typed client (museum-api-client).
 import { createServer } from "node:http";
+import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
 import { log } from "../tools/lib/cli.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
@@ -36,18 +38,16 @@ const server = await startWranglerDev({
   vars: { ...throwawaySecrets(), WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_BASE_SECONDS: "2" },
 });
 
-async function call(method, path, json) {
-  const res = await fetch(`${server.origin}/v1.1${path}`, {
-    method,
-    headers: { Authorization: state.authorization, ...(json ? { "Content-Type": "application/json" } : {}) },
-    body: json ? JSON.stringify(json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, text };
-}
+const client = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
 
 function expect(condition, message) {
   if (!condition) throw new Error(message);
+}
+
+/** The body of a call's expected answer; anything else fails with the status and problem. */
+function answer({ data, error, response }, status, what) {
+  expect(response.status === status, `${what} answered ${response.status}: ${JSON.stringify(error)}`);
+  return data;
 }
 
 /** Waits (at most 10 s) for delivery number `n` and returns it, verified. */
@@ -65,25 +65,35 @@ async function delivery(n, verifier, what) {
 
 let failed = false;
 try {
-  const hook = await call("POST", "/webhooks", { url: `http://127.0.0.1:${receiverPort}/museum`, description: "e2e receiver" });
-  expect(hook.status === 201, `POST /webhooks answered ${hook.status}: ${hook.text}`);
-  const verifier = new Webhook(hook.body.secret);
+  const hook = answer(
+    await client.POST("/webhooks", { body: { url: `http://127.0.0.1:${receiverPort}/museum`, description: "e2e receiver" } }),
+    201,
+    "POST /webhooks",
+  );
+  const verifier = new Webhook(hook.secret);
 
   const dates = [`${new Date().getUTCFullYear() + 1}-03-14`];
-  const created = await call("POST", "/special-events", { name: "Webhook e2e", location: "Hall", eventDescription: "Check.", dates, price: 12.5 });
-  expect(created.status === 201, `POST /special-events answered ${created.status}: ${created.text}`);
+  const created = answer(
+    await client.POST("/special-events", { body: { name: "Webhook e2e", location: "Hall", eventDescription: "Check.", dates, price: 12.5 } }),
+    201,
+    "POST /special-events",
+  );
   const first = await delivery(1, verifier, "create");
-  expect(JSON.stringify(first) === JSON.stringify(created.body), "the create delivery is not the created event");
+  expect(JSON.stringify(first) === JSON.stringify(created), "the create delivery is not the created event");
 
-  const updated = await call("PATCH", `/special-events/${created.body.eventId}`, { price: 15 });
-  expect(updated.status === 200, `PATCH answered ${updated.status}: ${updated.text}`);
+  const eventPath = { params: { path: { eventId: created.eventId } } };
+  answer(await client.PATCH("/special-events/{eventId}", { ...eventPath, body: { price: 15 } }), 200, "PATCH /special-events/{eventId}");
   const second = await delivery(2, verifier, "update");
-  const got = await call("GET", `/special-events/${created.body.eventId}`);
-  expect(JSON.stringify(second) === got.text, "the update delivery is not the event as GET returns it");
+  const got = answer(await client.GET("/special-events/{eventId}", eventPath), 200, "GET /special-events/{eventId}");
+  expect(JSON.stringify(second) === JSON.stringify(got), "the update delivery is not the event as GET returns it");
   expect(received[0].headers["webhook-id"] !== received[1].headers["webhook-id"], "two changes, one webhook-id");
 
-  const deliveries = await call("GET", `/webhooks/${hook.body.webhookId}/deliveries`);
-  expect(deliveries.body.length === 2, `expected 2 deliveries listed, got ${deliveries.text}`);
+  const deliveries = answer(
+    await client.GET("/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId } } }),
+    200,
+    "GET /webhooks/{webhookId}/deliveries",
+  );
+  expect(deliveries.length === 2, `expected 2 deliveries listed, got ${JSON.stringify(deliveries)}`);
   log("PASS: both deliveries arrived within 10 s and verified with standardwebhooks");
 } catch (error) {
   failed = true;

@@ -1,0 +1,35 @@
+// `npm run client:generate`: the client's types follow the service.
+//  1. `wrangler dev` on a free port with a throw-away local state and
+//     throw-away secrets (the document needs no data, and no account: it is public);
+//  2. GET /v1.1/openapi.json, saved as openapi.json (the snapshot the
+//     drift test compares with what the Worker serves);
+//  3. openapi-typescript over it, saved as src/schema.d.ts.
+import { writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { log } from "../../../tools/lib/cli.mjs";
+import { throwawaySecrets } from "../../../tools/lib/local-state.mjs";
+import { tempDir } from "../../../tools/lib/process-end.mjs";
+import { ROOT } from "../../../tools/lib/wrangler.mjs";
+import { startWranglerDev } from "../../../tools/lib/wrangler-dev.mjs";
+import { documentText, schemaTypes } from "./schema-types.mjs";
+
+const CLIENT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SNAPSHOT = join(CLIENT, "openapi.json");
+const TYPES = join(CLIENT, "src", "schema.d.ts");
+
+const state = tempDir("museum-client-generate-");
+const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn", vars: throwawaySecrets() });
+let doc;
+try {
+  const res = await fetch(`${server.origin}/v1.1/openapi.json`);
+  if (res.status !== 200) throw new Error(`GET /v1.1/openapi.json answered ${res.status}`);
+  doc = await res.json();
+} finally {
+  await server.stop();
+  state.remove();
+}
+
+writeFileSync(SNAPSHOT, documentText(doc));
+writeFileSync(TYPES, await schemaTypes(doc));
+log(`wrote ${relative(ROOT, SNAPSHOT)} and ${relative(ROOT, TYPES)} (${Object.keys(doc.paths ?? {}).length} paths)`);
