@@ -21,7 +21,8 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
-import { addDays } from "../tools/lib/dates.mjs";
+import { logProgress as log } from "../tools/lib/cli.mjs";
+import { addDays, daysBetween } from "../tools/lib/dates.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { runRedocly } from "../tools/lib/redocly.mjs";
@@ -29,8 +30,6 @@ import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 const ARAZZO_FILES = ["museum-api.arazzo.yaml", "museum-tickets.arazzo.yaml"];
 const EXPECTED_WORKFLOWS = ["get-museum-hours", "events-crud", "get-museum-tickets"];
-const DAY_MS = 86_400_000;
-const log = (message) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 /** The open days from `startDate` on, as GET /museum-hours lists them (a few pages). */
 async function openDays(origin, authorization, startDate) {
@@ -55,7 +54,7 @@ async function dateShift(origin, authorization, dates) {
   const tomorrow = addDays(new Date().toISOString().slice(0, 10), 1);
   const open = await openDays(origin, authorization, tomorrow);
   const earliest = dates.reduce((a, b) => (a < b ? a : b));
-  let weeks = Math.ceil((Date.parse(tomorrow) - Date.parse(earliest)) / (7 * DAY_MS));
+  let weeks = Math.ceil(daysBetween(earliest, tomorrow) / 7);
   for (let tries = 0; tries < 20; tries++, weeks++) {
     const shift = weeks * 7;
     if (dates.every((date) => open.has(addDays(date, shift)))) return shift;

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium } from "playwright-core";
+import { logProgress as log } from "../tools/lib/cli.mjs";
 import { HTTP_METHODS } from "../tools/lib/openapi-facts.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
@@ -19,7 +20,6 @@ import { ROOT } from "../tools/lib/wrangler.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOT = join(ROOT, "docs", "api-docs.png");
-const log = (message) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 if (!existsSync(CHROMIUM)) {
   console.error(`FAIL: ${CHROMIUM} is missing; install Debian's chromium package (apt-get install -y chromium).`);

@@ -8,16 +8,14 @@
 // An event's dates are written only when the event has none yet, so a rerun on
 // a later day does not add a second set of dates. `--redate` moves the sample
 // events (those not deleted) into the coming weeks again.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ACCOUNT_NAME, insertAccountSql } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
-import { museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { addDays, daysBetween, museumTimeZone, todayIn, weekday } from "../tools/lib/dates.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { sqlInteger, sqlString } from "../tools/lib/sql.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
+import exampleEvent from "../src/webhooks/example-event.json" with { type: "json" };
 
 const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] [--today YYYY-MM-DD] [--redate]
   --local       the local D1 of \`wrangler dev\` (default); also upserts the local dev accounts from .dev.vars
@@ -73,14 +71,8 @@ export const SAMPLE_EVENTS = [
     dates: ["2023-09-05", "2023-09-08"],
     price: 30,
   },
-  {
-    eventId: "6744a0da-4121-49cd-8479-f8cc20526495",
-    name: "Time Traveler Tea Party",
-    location: "Temporal Tearoom",
-    eventDescription: "Sip tea with important historical figures.",
-    dates: ["2023-11-18", "2023-11-25", "2023-12-02"],
-    price: 60,
-  },
+  // Also 1.2.1's GetSpecialEventResponseExample (the publishNewEvent webhook's example).
+  exampleEvent,
   {
     eventId: "3be6453c-03eb-4357-ae5a-984a0e574a54",
     name: "Pirate Coding Workshop",
@@ -115,12 +107,8 @@ export const SAMPLE_EVENTS = [
   },
 ];
 
-const DAY_MS = 86_400_000;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const toMs = (date) => Date.parse(`${date}T00:00:00Z`);
-const fromMs = (ms) => new Date(ms).toISOString().slice(0, 10);
-const weekday = (date) => new Date(toMs(date)).getUTCDay();
-const mondayOf = (date) => toMs(date) - ((weekday(date) + 6) % 7) * DAY_MS;
+const mondayOf = (date) => addDays(date, -((weekday(date) + 6) % 7));
 
 /**
  * Moves the sample events into the coming weeks, counted from `today`. The
@@ -131,15 +119,13 @@ const mondayOf = (date) => toMs(date) - ((weekday(date) + 6) % 7) * DAY_MS;
  * Art, Cook like a Caveman and Eat a Bunch of Corn) still do.
  */
 export function placeSampleDates(events, today) {
-  const weeks = [...new Set(events.map((e) => mondayOf(e.dates[0])))].sort((a, b) => a - b);
-  const todayMs = toMs(today);
+  const weeks = [...new Set(events.map((e) => mondayOf(e.dates[0])))].sort();
   return events.map((event) => {
     const first = event.dates[0];
-    const slot = weeks.indexOf(mondayOf(first));
-    const earliest = todayMs + slot * 7 * DAY_MS;
-    const newFirst = earliest + ((weekday(first) - new Date(earliest).getUTCDay() + 7) % 7) * DAY_MS;
-    const shift = newFirst - toMs(first);
-    return { ...event, dates: event.dates.map((d) => fromMs(toMs(d) + shift)) };
+    const earliest = addDays(today, weeks.indexOf(mondayOf(first)) * 7);
+    const newFirst = addDays(earliest, (weekday(first) - weekday(earliest) + 7) % 7);
+    const shift = daysBetween(first, newFirst);
+    return { ...event, dates: event.dates.map((d) => addDays(d, shift)) };
   });
 }
 
@@ -256,7 +242,7 @@ async function main(argv) {
 
   const timeZone = await museumTimeZone();
   const today = args.today ?? todayIn(timeZone);
-  if (!ISO_DATE.test(today) || Number.isNaN(toMs(today))) throw new UsageError("--today must be YYYY-MM-DD");
+  if (!ISO_DATE.test(today) || Number.isNaN(Date.parse(`${today}T00:00:00Z`))) throw new UsageError("--today must be YYYY-MM-DD");
 
   const events = placeSampleDates(SAMPLE_EVENTS, today);
   const statements = [
@@ -267,26 +253,18 @@ async function main(argv) {
   ];
 
   log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
-  const dir = mkdtempSync(join(tmpdir(), "museum-seed-"));
-  try {
-    const file = join(dir, "seed.sql");
-    writeFileSync(file, `${statements.join("\n")}\n`);
-    const results = d1Execute(target, { file });
-    const rows = results.flat();
-    const written = {};
-    for (const row of rows) {
-      if (row && typeof row.seeded === "string") written[row.seeded] = (written[row.seeded] ?? 0) + 1;
-    }
-    const label = { redated: "old dates removed", event: "events", date: "event dates", holiday: "holidays", account: "accounts" };
-    const summary = Object.entries(written).map(([kind, n]) => `${label[kind] ?? kind}: ${n}`);
-    // A remote --file run is an import: wrangler reports totals, not rows.
-    const remoteTotals = rows.find((row) => row && "Rows written" in row);
-    if (remoteTotals) log(`seed done: ${remoteTotals["Rows written"]} rows written`);
-    else if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
-    else log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const rows = d1Execute(target, { sql: `${statements.join("\n")}\n` }).flat();
+  const written = {};
+  for (const row of rows) {
+    if (row && typeof row.seeded === "string") written[row.seeded] = (written[row.seeded] ?? 0) + 1;
   }
+  const label = { redated: "old dates removed", event: "events", date: "event dates", holiday: "holidays", account: "accounts" };
+  const summary = Object.entries(written).map(([kind, n]) => `${label[kind] ?? kind}: ${n}`);
+  // A remote --file run is an import: wrangler reports totals, not rows.
+  const remoteTotals = rows.find((row) => row && "Rows written" in row);
+  if (remoteTotals) log(`seed done: ${remoteTotals["Rows written"]} rows written`);
+  else if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
+  else log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

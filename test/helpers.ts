@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import { sha256Hex } from "../src/platform/crypto";
+import { clearD1Faults } from "./d1-faults";
 
 /** Test-only accounts; their secrets exist nowhere but in this file. */
 export const ACCOUNTS = {
@@ -182,6 +183,19 @@ export async function listAll(query: string, as: AccountKey = "admin"): Promise<
   return all;
 }
 
+/** The UTF-8 bytes of `text` as a stream of `chunkBytes`-byte chunks: a request body without Content-Length. */
+export function streamOf(text: string, chunkBytes: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + chunkBytes));
+      offset += chunkBytes;
+    },
+  });
+}
+
 /** Basic credentials encoded as UTF-8 (btoa alone only takes Latin-1). */
 export function basicUtf8(name: string, secret: string): string {
   const bytes = new TextEncoder().encode(`${name}:${secret}`);
@@ -210,4 +224,27 @@ export function plusDays(date: string, days: number): string {
   const d = new Date(`${date}T12:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
+}
+
+/** The first date on or after `from` that falls on `weekday` (0 = Sunday). */
+export function nextWeekday(from: string, weekday: number): string {
+  let day = from;
+  while (new Date(`${day}T12:00:00Z`).getUTCDay() !== weekday) day = plusDays(day, 1);
+  return day;
+}
+
+/**
+ * For a test file whose requests fail on purpose (injected D1 faults): the
+ * error and warning lines they log are muted (logs.test.ts checks them), and
+ * each test's faults are cleared after it.
+ */
+export function expectFailureLogs(): void {
+  beforeEach(() => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+  });
+  afterEach(() => {
+    clearD1Faults();
+    vi.restoreAllMocks();
+  });
 }

@@ -1,5 +1,6 @@
 import type { BatchRunner, Db } from "../env";
 import type { IsoDate } from "../platform/dates";
+import { SQL_NOW } from "../platform/sql";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 type EventRow = {
@@ -11,8 +12,6 @@ type EventRow = {
   /** JSON array of the event's dates. */
   dates: string;
 };
-
-const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 const EVENT_COLUMNS = `e.event_id, e.name, e.location, e.description, e.price_cents,
   (SELECT json_group_array(event_date)
@@ -100,7 +99,7 @@ export async function writeSpecialEventChanges(
         `UPDATE special_events
             SET name = coalesce(?2, name), location = coalesce(?3, location),
                 description = coalesce(?4, description), price_cents = coalesce(?5, price_cents),
-                updated_at = ${NOW}
+                updated_at = ${SQL_NOW}
           WHERE event_id = ?1 AND cancelled_at IS NULL`,
       )
       .bind(
@@ -152,7 +151,7 @@ export async function cancelSpecialEvent(
   const results = await runBatch([
     db
       .prepare(
-        `UPDATE special_events SET cancelled_at = ${NOW}, updated_at = ${NOW}
+        `UPDATE special_events SET cancelled_at = ${SQL_NOW}, updated_at = ${SQL_NOW}
           WHERE event_id = ?1 AND cancelled_at IS NULL`,
       )
       .bind(eventId),

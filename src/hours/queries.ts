@@ -1,5 +1,6 @@
 import type { BatchRunner, Db } from "../env";
 import type { IsoDate } from "../platform/dates";
+import { SQL_NOW } from "../platform/sql";
 import type { Calendar, HoursException, OpeningHours, WeeklySchedule } from "./calendar";
 
 type WeeklyRow = { day_of_week: number; time_open: string; time_close: string };
@@ -75,7 +76,7 @@ export async function upsertHoursException(
       .prepare(
         `INSERT INTO museum_hours_exceptions (date, time_open, time_close, reason) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (date) DO UPDATE SET time_open = excluded.time_open, time_close = excluded.time_close,
-           reason = excluded.reason, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+           reason = excluded.reason, updated_at = ${SQL_NOW}`,
       )
       .bind(date, hours?.timeOpen ?? null, hours?.timeClose ?? null, reason),
   ]);

@@ -2,16 +2,20 @@ import type { Db } from "../env";
 import type { IsoDate } from "../platform/dates";
 import type { TicketType } from "./qr";
 
-/** A ticket as the admission batch finds it after its write. */
-export type AdmissionRow = {
+/** A ticket's status facts, with its event's name. */
+export type TicketStatusRow = {
   ticket_id: string;
   ticket_type: TicketType;
   ticket_date: string;
   event_id: string | null;
   event_name: string | null;
   cancelled_at: string | null;
-  admission_id: string | null;
   admitted_at: string | null;
+};
+
+/** A ticket as the admission batch finds it after its write: `admitted_at` is its admission's. */
+export type AdmissionRow = TicketStatusRow & {
+  admission_id: string | null;
   gate: string | null;
 };
 
@@ -56,16 +60,6 @@ export async function recordAdmission(
   ]);
   return (outcome!.results[0] as AdmissionRow | undefined) ?? null;
 }
-
-export type TicketStatusRow = {
-  ticket_id: string;
-  ticket_type: TicketType;
-  ticket_date: string;
-  event_id: string | null;
-  event_name: string | null;
-  cancelled_at: string | null;
-  admitted_at: string | null;
-};
 
 /** A ticket's status facts (never the buyer's contact details), one round trip. */
 export function findTicketStatus(db: Db, ticketId: string): Promise<TicketStatusRow | null> {

@@ -2,6 +2,7 @@
 import type { BatchRunner, Db } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { IsoDate } from "../platform/dates";
+import { SQL_NOW } from "../platform/sql";
 import { forgetTicketLookups } from "./lookup-cache";
 
 /** A schedule change that sold tickets must follow. */
@@ -13,7 +14,6 @@ export type TicketCause =
   /** The museum closes on `date` (general tickets only; events run on closed days). */
   | { kind: "day-closed"; date: IsoDate; cancelTickets: boolean };
 
-const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 const VALID = "cancelled_at IS NULL AND admitted_at IS NULL";
 const EVENT_ACTIVE = "EXISTS (SELECT 1 FROM special_events WHERE event_id = ?1 AND cancelled_at IS NULL)";
 
@@ -75,7 +75,7 @@ export function ticketsFollow(db: Db, cause: TicketCause): BatchRunner {
     const stranded = strandedTickets(cause);
     const cancels = stranded !== null && (cause.kind === "event-deleted" || cause.cancelTickets);
     const ticketStatements = cancels
-      ? [db.prepare(`UPDATE tickets SET cancelled_at = ${NOW} WHERE ${stranded.where}`).bind(...stranded.params)]
+      ? [db.prepare(`UPDATE tickets SET cancelled_at = ${SQL_NOW} WHERE ${stranded.where}`).bind(...stranded.params)]
       : [];
     try {
       const results = await db.batch([...ticketStatements, ...changeStatements]);

@@ -1,4 +1,6 @@
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
+// One of the sample events scripts/seed.mjs loads.
+import exampleEvent from "./example-event.json";
 
 /**
  * `webhooks.publishNewEvent` of the Museum API 1.2.1 description, as it has
@@ -12,14 +14,7 @@ export function registerPublishNewEventWebhook(
 ): void {
   api.openAPIRegistry.registerComponent("examples", "GetSpecialEventResponseExample", {
     summary: "Get special event",
-    value: {
-      eventId: "6744a0da-4121-49cd-8479-f8cc20526495",
-      name: "Time Traveler Tea Party",
-      location: "Temporal Tearoom",
-      eventDescription: "Sip tea with important historical figures.",
-      dates: ["2023-11-18", "2023-11-25", "2023-12-02"],
-      price: 60,
-    },
+    value: exampleEvent,
   });
   api.openAPIRegistry.registerWebhook({
     method: "post",

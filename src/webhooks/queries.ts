@@ -1,6 +1,5 @@
 import type { Db } from "../env";
-
-const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+import { SQL_NOW, sqlNowShifted } from "../platform/sql";
 
 /** At most this many live subscriptions (the contract: a 21st is 409). */
 export const MAX_SUBSCRIPTIONS = 20;
@@ -87,7 +86,7 @@ export async function deleteSubscription(db: Db, webhookId: string): Promise<boo
       )
       .bind(webhookId),
     db
-      .prepare(`UPDATE webhook_subscriptions SET deleted_at = ${NOW} WHERE webhook_id = ?1 AND deleted_at IS NULL`)
+      .prepare(`UPDATE webhook_subscriptions SET deleted_at = ${SQL_NOW} WHERE webhook_id = ?1 AND deleted_at IS NULL`)
       .bind(webhookId),
   ]);
   return deleted!.meta.changes > 0;
@@ -145,7 +144,7 @@ export function insertEventDeliveries(db: Db, eventId: string, payloadSql: strin
 export async function markEnqueued(db: Db, deliveryIds: string[]): Promise<void> {
   await db
     .prepare(
-      `UPDATE webhook_deliveries SET enqueued_at = ${NOW}
+      `UPDATE webhook_deliveries SET enqueued_at = ${SQL_NOW}
         WHERE delivery_id IN (SELECT value FROM json_each(?1)) AND enqueued_at IS NULL`,
     )
     .bind(JSON.stringify(deliveryIds))
@@ -158,7 +157,7 @@ export async function findUnsentDeliveries(db: Db, graceSeconds: number, limit: 
     .prepare(
       `SELECT delivery_id FROM webhook_deliveries
         WHERE enqueued_at IS NULL AND status = 'pending'
-          AND created_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')
+          AND created_at <= ${sqlNowShifted("'-' || ?1 || ' seconds'")}
         ORDER BY created_at LIMIT ?2`,
     )
     .bind(graceSeconds, limit)
@@ -215,10 +214,10 @@ export async function recordAttempt(
   const result = await db
     .prepare(
       `UPDATE webhook_deliveries
-          SET attempts = attempts + 1, status = ?3, response_status = ?4, last_attempt_at = ${NOW},
-              enqueued_at = coalesce(enqueued_at, ${NOW}),
+          SET attempts = attempts + 1, status = ?3, response_status = ?4, last_attempt_at = ${SQL_NOW},
+              enqueued_at = coalesce(enqueued_at, ${SQL_NOW}),
               next_attempt_at = CASE WHEN ?5 IS NULL THEN NULL
-                                     ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || ?5 || ' seconds') END
+                                     ELSE ${sqlNowShifted("'+' || ?5 || ' seconds'")} END
         WHERE delivery_id = ?1 AND attempts = ?2 AND status IN ('pending', 'retrying')`,
     )
     .bind(deliveryId, attemptsBefore, outcome.status, outcome.responseStatus, outcome.retryInSeconds)

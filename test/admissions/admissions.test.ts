@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../d1-faults";
-import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, plusDays, todayInZone } from "../helpers";
+import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../helpers";
 import { decodeQrPng } from "../qr-decode";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
@@ -261,8 +261,7 @@ describe("GET /tickets/{ticketId}", () => {
 describe("GET /admissions/summary", () => {
   it("counts sold (cancelled included), admitted and cancelled per day, general and per event", async () => {
     // A Wednesday within the year of sales (the museum is open on Wednesdays).
-    let day = plusDays(TODAY, 200);
-    while (new Date(`${day}T12:00:00Z`).getUTCDay() !== 3) day = plusDays(day, 1);
+    const day = nextWeekday(plusDays(TODAY, 200), 3);
     const kept = await createEvent([day], { name: "Summary A" });
     const dropped = await createEvent([day], { name: "Summary B" });
     for (let i = 0; i < 3; i++) await eventTicket(day, kept);

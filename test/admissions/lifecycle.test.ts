@@ -4,17 +4,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
 import { useClock } from "../clock";
-import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../helpers";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-
-/** The first date on or after `from` that falls on `weekday` (0 = Sunday). */
-function nextWeekday(from: string, weekday: number): string {
-  let day = from;
-  while (new Date(`${day}T12:00:00Z`).getUTCDay() !== weekday) day = plusDays(day, 1);
-  return day;
-}
 
 async function ticket(json: Record<string, unknown>): Promise<PurchaseResponse> {
   const res = await buy({ email: "visitor@example.com", ...json });

@@ -2,21 +2,23 @@
 // Retry-After when D1 is unavailable, atomic writes when a batch fails inside
 // D1, and a service that answers the next request as if nothing happened.
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isD1Unavailable } from "../../src/platform/d1-errors";
 import { clearD1Faults, firedD1Faults, injectD1Faults, type D1Fault } from "../d1-faults";
-import { api, createEvent, dumpDatabase, eventBody, expectProblem, plusDays, todayInZone, type EventJson } from "../helpers";
+import {
+  api,
+  createEvent,
+  dumpDatabase,
+  eventBody,
+  expectFailureLogs,
+  expectProblem,
+  nextWeekday,
+  plusDays,
+  todayInZone,
+  type EventJson,
+} from "../helpers";
 
-// The error and warning lines the faults cause are expected; logs.test.ts checks them.
-beforeEach(() => {
-  vi.spyOn(console, "error").mockImplementation(() => {});
-  vi.spyOn(console, "warn").mockImplementation(() => {});
-});
-
-afterEach(() => {
-  clearD1Faults();
-  vi.restoreAllMocks();
-});
+expectFailureLogs();
 
 /** The whole database, the login counter included (every request here logs in successfully). */
 const snapshot = () => dumpDatabase();
@@ -47,9 +49,7 @@ async function expectInternalError(res: Response) {
 
 /** A general ticket date the museum is open on (a Wednesday, at least a week ahead). */
 function openDay(): string {
-  let date = plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8);
-  while (new Date(`${date}T12:00:00Z`).getUTCDay() !== 3) date = plusDays(date, 1);
-  return date;
+  return nextWeekday(plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8), 3);
 }
 
 function buy(body: Record<string, unknown>, key?: string) {

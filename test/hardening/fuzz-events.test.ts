@@ -7,6 +7,7 @@ import {
   body,
   bodies,
   date,
+  expectSome,
   fuzz,
   headers,
   isoDay,
@@ -16,7 +17,6 @@ import {
   pageParam,
   query,
   segment,
-  summary,
   uuidLike,
   requests,
   type FuzzRequest,
@@ -64,7 +64,6 @@ const validPatch = validEvent.chain((event) =>
 
 const eventId = segment(uuidLike(() => known));
 
-
 /**
  * What an accepted create or update answers is what was sent: every field
  * sent comes back unchanged (dates sorted), so nothing was altered on the way
@@ -79,19 +78,13 @@ async function echoesWhatWasSent(request: FuzzRequest, res: Response) {
   if ("dates" in sent) expect(stored.dates).toStrictEqual([...(sent.dates as string[])].sort());
 }
 
-function expectReached(statuses: Map<number, number>, success: number) {
-  expect(statuses.get(success) ?? 0, `some ${success}: ${summary(statuses)}`).toBeGreaterThan(0);
-  expect(statuses.get(400) ?? 0, `some 400: ${summary(statuses)}`).toBeGreaterThan(0);
-}
-
 describe("fuzzing special events", () => {
   it(
     "GET /special-events (query)",
     async () => {
       const q = query({ startDate: date, endDate: date, page: pageParam, limit: pageParam });
       const statuses = await fuzz("GET /special-events", requests("GET", q.map((s) => `${BASE}${s}`)));
-      console.info("GET /special-events", summary(statuses));
-      expectReached(statuses, 200);
+      expectSome(statuses, 200, 400);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -103,8 +96,7 @@ describe("fuzzing special events", () => {
         write: true,
         onSuccess: echoesWhatWasSent,
       });
-      console.info("POST /special-events", summary(statuses));
-      expectReached(statuses, 201);
+      expectSome(statuses, 201, 400);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -113,8 +105,7 @@ describe("fuzzing special events", () => {
     "GET /special-events/{eventId} (path)",
     async () => {
       const statuses = await fuzz("GET /special-events/{id}", requests("GET", eventId.map((id) => `${BASE}/${id}`)));
-      console.info("GET /special-events/{eventId}", summary(statuses));
-      expectReached(statuses, 200);
+      expectSome(statuses, 200, 400);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -127,8 +118,7 @@ describe("fuzzing special events", () => {
         requests("PATCH", segment(uuidLike(() => known, 9), 8).map((id) => `${BASE}/${id}`), body(bodies(validPatch, model))),
         { write: true, onSuccess: echoesWhatWasSent },
       );
-      console.info("PATCH /special-events/{eventId}", summary(statuses));
-      expectReached(statuses, 200);
+      expectSome(statuses, 200, 400);
     },
     PROPERTY_TIMEOUT_MS,
   );
@@ -141,9 +131,7 @@ describe("fuzzing special events", () => {
       for (const offset of [600, 601, 602]) victims.push((await createEvent({ dates: [isoDay(offset)] })).eventId);
       const target = segment(uuidLike(() => victims)).map((id) => `${BASE}/${id}`);
       const statuses = await fuzz("DELETE /special-events/{id}", requests("DELETE", target), { write: true });
-      console.info("DELETE /special-events/{eventId}", summary(statuses));
-      expect(statuses.get(204) ?? 0, summary(statuses)).toBeGreaterThan(0);
-      expect(statuses.get(404) ?? 0, summary(statuses)).toBeGreaterThan(0);
+      expectSome(statuses, 204, 404);
     },
     PROPERTY_TIMEOUT_MS,
   );

@@ -9,13 +9,13 @@ import {
   body,
   bodies,
   date,
+  expectSome,
   fuzz,
   headers,
   oddString,
   optionalHeader,
   query,
   segment,
-  summary,
   uuidLike,
   requests,
 } from "./fuzz";
@@ -43,11 +43,6 @@ beforeAll(async () => {
     tickets.push(((await res.json()) as { ticketId: string }).ticketId);
   }
 });
-
-
-function expectSome(statuses: Map<number, number>, ...wanted: number[]) {
-  for (const status of wanted) expect(statuses.get(status) ?? 0, `some ${status}: ${summary(statuses)}`).toBeGreaterThan(0);
-}
 
 /** Addresses the service takes (zod's rule is stricter than RFC 5322: see docs/hardening.md). */
 const plainEmail = fc.stringMatching(/^[a-z0-9]{1,12}(\.[a-z0-9+_-]{1,8})?@[a-z0-9]{1,10}(-[a-z0-9]{1,5})?\.(com|org|museum)$/);
@@ -86,7 +81,6 @@ describe("fuzzing tickets and everything else", () => {
         requests("POST", fc.constant("/v1.1/tickets"), body(bodies(validTicket, ticketModel)), { "Idempotency-Key": idempotencyKey }),
         { write: true },
       );
-      console.info("POST /tickets", summary(statuses));
       expectSome(statuses, 201, 400, 404);
     },
     PROPERTY_TIMEOUT_MS,
@@ -101,7 +95,6 @@ describe("fuzzing tickets and everything else", () => {
         "GET /tickets/{id}/qr",
         requests("GET", ticketId.map((id) => `/v1.1/tickets/${id}/qr`), undefined, { "If-None-Match": etag }),
       );
-      console.info("GET /tickets/{ticketId}/qr", summary(statuses));
       expectSome(statuses, 200, 400, 404);
     },
     PROPERTY_TIMEOUT_MS,
@@ -112,7 +105,6 @@ describe("fuzzing tickets and everything else", () => {
     async () => {
       const target = fc.tuple(fc.constantFrom("/", "/healthz", "/v1.1/openapi.json", "/docs"), query({ x: oddString, page: oddString })).map(([p, q]) => `${p}${q}`);
       const statuses = await fuzz("GET public", requests("GET", target));
-      console.info("GET / /healthz /openapi.json /docs", summary(statuses));
       expectSome(statuses, 200);
     },
     PROPERTY_TIMEOUT_MS,
@@ -140,7 +132,6 @@ describe("fuzzing tickets and everything else", () => {
       const target = fc.tuple(prefix, tail, query({ startDate: date, limit: oddString })).map(([p, t, q]) => `${p}/${t.join("/")}${q}`);
       const payload = fc.option(body(fc.jsonValue({ maxDepth: 2 })), { nil: undefined });
       const statuses = await fuzz("any method, any path", requests(method, target, payload), { write: true });
-      console.info("any method on any path", summary(statuses));
       expectSome(statuses, 404, 405);
     },
     PROPERTY_TIMEOUT_MS,

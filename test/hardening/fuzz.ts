@@ -22,8 +22,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
+import { expect } from "vitest";
 import worker from "../../src/index";
-import { authHeader, basic, type AccountKey } from "../helpers";
+import { authHeader, basic, streamOf, type AccountKey } from "../helpers";
 
 export const DEFAULT_SEED = 20260507;
 export const DEFAULT_RUNS = 300;
@@ -401,7 +402,7 @@ export async function send(request: FuzzRequest): Promise<Response> {
     new Request(`https://museum.test${request.target}`, {
       method: request.method,
       headers: request.headers,
-      body: hasBody ? (request.chunked ? chunks(request.body!) : request.body) : undefined,
+      body: hasBody ? (request.chunked ? streamOf(request.body!, 1024) : request.body) : undefined,
       ...(hasBody && request.chunked ? { duplex: "half" } : {}),
     } as RequestInit) as Request<unknown, IncomingRequestCfProperties>,
     env,
@@ -409,19 +410,6 @@ export async function send(request: FuzzRequest): Promise<Response> {
   );
   await waitOnExecutionContext(ctx);
   return res;
-}
-
-/** A body as a stream of 1 KiB chunks, so that it arrives without Content-Length. */
-function chunks(text: string): ReadableStream<Uint8Array> {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (offset >= bytes.length) return controller.close();
-      controller.enqueue(bytes.slice(offset, offset + 1024));
-      offset += 1024;
-    },
-  });
 }
 
 /** Requests for one operation: a method, targets, headers (with `extraHeaders`), maybe bodies. */
@@ -548,7 +536,13 @@ export async function fuzz(name: string, requests: fc.Arbitrary<FuzzRequest>, op
     }),
     { seed: SEED + nameHash(name), numRuns: RUNS },
   );
+  console.info(name, summary(statuses));
   return statuses;
+}
+
+/** Asserts that the property reached each of the `wanted` statuses at least once. */
+export function expectSome(statuses: Map<number, number>, ...wanted: number[]): void {
+  for (const status of wanted) expect(statuses.get(status) ?? 0, `some ${status}: ${summary(statuses)}`).toBeGreaterThan(0);
 }
 
 /** "200×12 400×80 …" for a test's log line. */

@@ -2,23 +2,15 @@
 // off by default, with an allow-list from configuration.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { clearD1Faults, injectD1Faults } from "../d1-faults";
+import { injectD1Faults } from "../d1-faults";
 import { parseAllowedOrigins } from "../../src/middleware/cors";
 import { useClock } from "../clock";
-import { ACCOUNTS, api, authHeader, basic, todayInZone, plusDays } from "../helpers";
+import { ACCOUNTS, api, authHeader, basic, expectFailureLogs, nextWeekday, plusDays, todayInZone } from "../helpers";
 
-beforeEach(() => {
-  // The 500 and 503 below log an error line each, as they should.
-  vi.spyOn(console, "error").mockImplementation(() => {});
-  vi.spyOn(console, "warn").mockImplementation(() => {});
-});
-
-afterEach(() => {
-  clearD1Faults();
-  vi.restoreAllMocks();
-});
+// The 500 and 503 below log an error line each, as they should.
+expectFailureLogs();
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
@@ -33,9 +25,7 @@ function expectSecurityHeaders(res: Response, { cacheControl = "no-store", csp =
 
 /** A general ticket date the museum is open on (a Monday, at least a week ahead). */
 function openDay(): string {
-  let date = plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8);
-  while (new Date(`${date}T12:00:00Z`).getUTCDay() !== 1) date = plusDays(date, 1);
-  return date;
+  return nextWeekday(plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8), 1);
 }
 
 describe("security headers", () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { clearD1Faults, injectD1Faults } from "../d1-faults";
 import { log } from "../../src/platform/log";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
-import { ACCOUNTS, api, basic, plusDays, todayInZone } from "../helpers";
+import { ACCOUNTS, api, basic, nextWeekday, plusDays, todayInZone } from "../helpers";
 
 type Line = Record<string, unknown>;
 
@@ -31,9 +31,7 @@ afterEach(() => {
 });
 
 function openDay(): string {
-  let date = plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8);
-  while (new Date(`${date}T12:00:00Z`).getUTCDay() !== 2) date = plusDays(date, 1);
-  return date;
+  return nextWeekday(plusDays(todayInZone(env.MUSEUM_TIMEZONE), 8), 2);
 }
 
 describe("request log", () => {

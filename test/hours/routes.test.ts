@@ -72,12 +72,14 @@ describe("GET /museum-hours", () => {
 });
 
 describe("hours administration", () => {
+  // The week the migrations seed: 09:00–18:00 Monday to Thursday, shorter on Friday, closed at weekends.
+  const weekday = { timeOpen: "09:00", timeClose: "18:00" };
   const week = {
     sunday: null,
-    monday: { timeOpen: "09:00", timeClose: "18:00" },
-    tuesday: { timeOpen: "09:00", timeClose: "18:00" },
-    wednesday: { timeOpen: "09:00", timeClose: "18:00" },
-    thursday: { timeOpen: "09:00", timeClose: "18:00" },
+    monday: weekday,
+    tuesday: weekday,
+    wednesday: weekday,
+    thursday: weekday,
     friday: { timeOpen: "10:00", timeClose: "16:00" },
     saturday: null,
   };

@@ -3,7 +3,7 @@
 // reveals nothing of the failure.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, createEvent, dumpDatabase, eventBody, expectProblem, type EventJson } from "../helpers";
+import { api, createEvent, dumpDatabase, eventBody, expectProblem, streamOf, type EventJson } from "../helpers";
 
 const BASE = "/v1.1/special-events";
 const MAX_BODY_BYTES = 16 * 1024;
@@ -25,18 +25,8 @@ function createBodyOfExactly(bytes: number): string {
   return json;
 }
 
-/** The same bytes as a stream of small chunks: a body without Content-Length. */
-function streamOf(text: string): ReadableStream<Uint8Array> {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (offset >= bytes.length) return controller.close();
-      controller.enqueue(bytes.slice(offset, offset + 1000));
-      offset += 1000;
-    },
-  });
-}
+/** The same bytes in small chunks: a body without Content-Length. */
+const chunked = (text: string) => streamOf(text, 1000);
 
 function allowed(res: Response): string[] {
   return (res.headers.get("Allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean).sort();
@@ -98,13 +88,13 @@ describe("413 for a body over 16 KiB", () => {
   });
 
   it("refuses 16 KiB + 1 byte streamed without Content-Length", async () => {
-    expect(new Request("https://x.test", { method: "POST", body: streamOf("{}") }).headers.has("Content-Length")).toBe(false);
+    expect(new Request("https://x.test", { method: "POST", body: chunked("{}") }).headers.has("Content-Length")).toBe(false);
     const event = await createEvent();
     const json = createBodyOfExactly(MAX_BODY_BYTES + 1);
     const before = await dumpDatabase();
     for (const [method, path] of [["POST", BASE], ["PATCH", `${BASE}/${event.eventId}`]] as const) {
       await expectProblem(
-        await api(path, { method, body: streamOf(json), headers: { "Content-Type": "application/json" } }),
+        await api(path, { method, body: chunked(json), headers: { "Content-Type": "application/json" } }),
         413,
       );
     }
@@ -114,7 +104,7 @@ describe("413 for a body over 16 KiB", () => {
   it("accepts exactly 16 KiB, with Content-Length and streamed", async () => {
     const json = createBodyOfExactly(MAX_BODY_BYTES);
     const expected = JSON.parse(json) as Omit<EventJson, "eventId">;
-    for (const body of [json, streamOf(json)]) {
+    for (const body of [json, chunked(json)]) {
       const res = await api(BASE, { method: "POST", body, headers: { "Content-Type": "application/json" } });
       expect(res.status).toBe(201);
       expect(await res.json()).toEqual({ ...expected, eventId: expect.any(String) });

@@ -9,6 +9,7 @@ import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
 import { clearD1Faults, injectD1Faults } from "../d1-faults";
 import { api, authHeader, createEvent, eventBody, type EventJson } from "../helpers";
 import {
+  deliveriesOnceStatus,
   deliveryRows,
   eventually,
   receivedBy,
@@ -78,10 +79,7 @@ describe("deliveries", () => {
     }, "the retry");
     expect(received[0]!.headers["webhook-id"]).toBe(received[1]!.headers["webhook-id"]);
     for (const r of received) verifyDelivery(hook.secret, r);
-    const [row] = await eventually(async () => {
-      const rows = await deliveryRows("event_id = ?1", event.eventId);
-      return rows[0]?.status === "delivered" ? rows : undefined;
-    }, "status delivered");
+    const [row] = await deliveriesOnceStatus(event.eventId, "delivered");
     expect(row).toMatchObject({ attempts: 2, response_status: 202, delivery_id: received[0]!.headers["webhook-id"] });
 
     const list = await (await api(`/v1.1/webhooks/${hook.webhookId}/deliveries`)).json();
@@ -94,10 +92,7 @@ describe("deliveries", () => {
     const url = subscriberUrl(503);
     await subscribe(url);
     const event = await createEvent();
-    const [row] = await eventually(async () => {
-      const rows = await deliveryRows("event_id = ?1", event.eventId);
-      return rows[0]?.status === "failed" ? rows : undefined;
-    }, "status failed");
+    const [row] = await deliveriesOnceStatus(event.eventId, "failed");
     expect(row).toMatchObject({ attempts: 3, response_status: 503 });
     expect(await receivedBy(url)).toHaveLength(3);
   });
@@ -106,10 +101,7 @@ describe("deliveries", () => {
     const url = subscriberUrl(302, 204);
     await subscribe(url);
     const event = await createEvent();
-    const [row] = await eventually(async () => {
-      const rows = await deliveryRows("event_id = ?1", event.eventId);
-      return rows[0]?.status === "delivered" ? rows : undefined;
-    }, "status delivered");
+    const [row] = await deliveriesOnceStatus(event.eventId, "delivered");
     expect(row).toMatchObject({ attempts: 2, response_status: 204 });
     // The redirect's target (elsewhere.test) was never asked: only the subscriber's two answers.
     expect(await receivedBy(url)).toHaveLength(2);
@@ -132,10 +124,7 @@ describe("deliveries", () => {
     const url = subscriberUrl(500);
     const hook = await subscribe(url);
     const event = await createEvent();
-    const [row] = await eventually(async () => {
-      const rows = await deliveryRows("event_id = ?1", event.eventId);
-      return rows[0]?.status === "failed" ? rows : undefined;
-    }, "the attempts to end");
+    const [row] = await deliveriesOnceStatus(event.eventId, "failed", "the attempts to end");
     await api(`/v1.1/webhooks/${hook.webhookId}`, { method: "DELETE" });
     // As if the retry's message were still in the queue, its row not yet ended.
     await env.DB.prepare("UPDATE webhook_deliveries SET status = 'retrying', attempts = 1 WHERE delivery_id = ?1").bind(row!.delivery_id).run();

@@ -51,6 +51,14 @@ export async function deliveryRows(where: string, ...params: unknown[]): Promise
   return results;
 }
 
+/** The deliveries of `eventId` once the first has reached `status` (polled; `what` names the wait). */
+export function deliveriesOnceStatus(eventId: string, status: string, what = `status ${status}`): Promise<DeliveryDbRow[]> {
+  return eventually(async () => {
+    const rows = await deliveryRows("event_id = ?1", eventId);
+    return rows[0]?.status === status ? rows : undefined;
+  }, what);
+}
+
 /** Polls until `check` returns a value (not undefined); fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

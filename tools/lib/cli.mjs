@@ -8,6 +8,11 @@ export function log(message) {
   process.stderr.write(`${message}\n`);
 }
 
+/** Logs a progress line to stdout, prefixed with the UTC time of day (`[12:34:56]`). */
+export function logProgress(message) {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
 /**
  * `parseArgs` of node:util (strict: unknown options are usage errors) over
  * `argv`; returns `{ values, positionals }`. Arguments after `--` are

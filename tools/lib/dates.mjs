@@ -8,6 +8,11 @@ export function addDays(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from, to) {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
 /** Day of the week of a YYYY-MM-DD date, 0 = Sunday. */
 export function weekday(date) {
   return new Date(Date.parse(`${date}T00:00:00Z`)).getUTCDay();

@@ -2,7 +2,8 @@
 // reader (unstable_readConfig), and its CLI (`d1 execute`, `d1 migrations
 // apply`, `deploy --dry-run`) with this Node, no npx and no shell.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,10 +79,21 @@ export function applyMigrations(target, { quiet = false } = {}) {
 }
 
 /**
- * Executes SQL (`command` text or a `file`) with `wrangler d1 execute DB --json`
- * and returns the per-statement results (an array of row arrays).
+ * Executes SQL (`command` text, a `file`, or `sql`: a script of many
+ * statements, handed over as a temporary file) with `wrangler d1 execute DB
+ * --json` and returns the per-statement results (an array of row arrays).
  */
-export function d1Execute(target, { command, file }) {
+export function d1Execute(target, { command, file, sql }) {
+  if (sql !== undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "museum-sql-"));
+    try {
+      const script = join(dir, "script.sql");
+      writeFileSync(script, sql);
+      return d1Execute(target, { file: script });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   const args = ["d1", "execute", "DB", ...target.args, "--json", "--yes"];
   if (command !== undefined) args.push("--command", command);
   if (file !== undefined) args.push("--file", file);
