@@ -30,10 +30,12 @@ import { dirname, join } from "node:path";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 import { buildBundle, startupProfile } from "./build.mjs";
 import { percentile, runLoad } from "./load.mjs";
 import { renderMarkdown } from "./report.mjs";
+import { startWebhookReceiver } from "./scenario-setup.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
 import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
@@ -73,6 +75,8 @@ function settings(args) {
     connections: num("connections", 10),
     soakSeconds: args["no-soak"] ? 0 : num("soak", smoke ? 5 : 60),
     qrFirstRequests: smoke ? 10 : 150,
+    admissions: smoke ? 10 : 150,
+    eventCreates: smoke ? 20 : 200,
     smallEvents: 100,
     largeEvents: smoke ? 2_000 : 100_000,
     soakTickets: smoke ? 50 : 400,
@@ -139,6 +143,8 @@ async function probe(base, request, expect) {
   if (!expect.includes(res.status)) {
     throw new Error(`${request.method} ${request.path} answered ${res.status}, expected ${expect.join("/")}: ${body.slice(0, 500)}`);
   }
+  // As autocannon would (a scenario may count its responses).
+  request.onResponse?.(res.status, body, {});
   return res;
 }
 
@@ -148,7 +154,34 @@ function firstRequest(requests) {
   return r.setupRequest ? r.setupRequest({ ...r }) : r;
 }
 
-async function runScenario(server, scenario, ctx, cfg) {
+/** The requests an "amount" scenario measures. */
+function amountOf(scenario, cfg) {
+  return scenario.amount?.(cfg) ?? cfg.qrFirstRequests;
+}
+
+/**
+ * The scenario's work off the request path that outlived the load (the
+ * webhook Queue's deliveries): waits for it to finish and meters the
+ * Worker's process meanwhile. Deliveries that arrived during the load ran in
+ * the same process, so their CPU is inside the load's Worker CPU; the
+ * drain's CPU per delivery estimates how much.
+ */
+async function measureSettle(server, scenario, env, deliveriesBefore) {
+  const afterLoad = env.receiver?.received();
+  const started = performance.now();
+  const before = server.cpuSeconds().runtime;
+  const drained = await scenario.settle(env);
+  const cpuMs = (server.cpuSeconds().runtime - before) * 1000;
+  const out = { drained, seconds: (performance.now() - started) / 1000, cpuMs };
+  if (env.receiver) {
+    out.deliveriesDuringLoad = afterLoad - deliveriesBefore;
+    out.deliveriesAfterLoad = env.receiver.received() - afterLoad;
+    out.cpuMsPerDelivery = out.deliveriesAfterLoad > 0 ? cpuMs / out.deliveriesAfterLoad : undefined;
+  }
+  return out;
+}
+
+async function runScenario(server, scenario, ctx, cfg, env) {
   const base = server.base;
   const connections = scenario.connections ?? cfg.connections;
   const expect = scenario.expect;
@@ -161,16 +194,26 @@ async function runScenario(server, scenario, ctx, cfg) {
     }
   } else {
     await probe(base, firstRequest(scenario.requests(ctx)), expect);
-    const warm = await runLoad({ base, connections, duration: cfg.warmup, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
+    const warmup = scenario.mode === "amount" ? { amount: scenario.warmup } : { duration: cfg.warmup };
+    const warm = await runLoad({ base, connections, ...warmup, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
     warmupFailures = warm.unexpected + warm.errors;
   }
+  // The warm-up's work off the request path is done before the measurement starts.
+  if (scenario.settle && !(await scenario.settle(env))) warmupFailures += 1;
 
   const meter = startCpuMeter(server);
+  const deliveriesBefore = env.receiver?.received();
   const load =
     scenario.mode === "amount"
-      ? await runLoad({ base, connections, amount: cfg.qrFirstRequests, requests: scenario.requests(ctx), expect })
+      ? await runLoad({ base, connections, amount: amountOf(scenario, cfg), requests: scenario.requests(ctx), expect })
       : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
   const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
+  const background = scenario.settle ? await measureSettle(server, scenario, env, deliveriesBefore) : undefined;
+  if (background?.cpuMsPerDelivery !== undefined) {
+    // The load's Worker CPU less the deliveries' estimated share: the requests' own.
+    const deliveriesCpuMs = background.deliveriesDuringLoad * background.cpuMsPerDelivery;
+    background.requestPathCpuMs = Math.max(0, cpuMs.runtime - deliveriesCpuMs / Math.max(1, load.requests));
+  }
   return {
     id: scenario.id,
     title: scenario.title,
@@ -184,8 +227,10 @@ async function runScenario(server, scenario, ctx, cfg) {
     otherCores,
     loadGeneratorMs,
     // A scenario that got no answer at all failed, whatever else it reports.
-    failures: load.unexpected + load.errors + warmupFailures + (load.requests === 0 ? 1 : 0),
+    // A scenario whose off-path work never finished failed too.
+    failures: load.unexpected + load.errors + warmupFailures + (load.requests === 0 ? 1 : 0) + (background && !background.drained ? 1 : 0),
     cpuMs,
+    background,
   };
 }
 
@@ -384,8 +429,9 @@ async function prepareDatabases(run, work, results) {
   const timeZone = await museumTimeZone();
   const today = todayIn(timeZone);
   const envFile = join(work, "bench.env");
-  const signingKey = randomBytes(32).toString("hex");
-  writeFileSync(envFile, `TICKET_SIGNING_KEY=${signingKey}\n`, { mode: 0o600 });
+  const secrets = throwawaySecrets();
+  const signingKey = secrets.TICKET_SIGNING_KEY;
+  writeFileSync(envFile, Object.entries(secrets).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
   const dbs = {};
   if (run.needsSmall) {
     log(`==> seeding the small database: ${cfg.smallEvents} events`);
@@ -408,6 +454,7 @@ function scenarioContext(db, today, firstCount) {
   const ids = db.ticketIds;
   return {
     auth: basicAuthorization(db.account.name, db.account.secret),
+    gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
     today,
     saleDate: nextOpenDay(addDays(today, 1)),
     eventIds: db.eventIds,
@@ -438,14 +485,17 @@ function serverPasses({ cfg, scenarios, runSoak }) {
   ].filter((pass) => pass.list.length > 0 || pass.soak);
 }
 
+/** Bench-only: webhook subscriptions may point at the bench's loopback receiver. */
+const BENCH_VARS = { WEBHOOK_ALLOW_LOOPBACK: "true" };
+
 function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) {
   const persistTo = join(work, `d1-${pass.dbName}`);
   if (pass.distance !== undefined) {
     const logPath = join(work, `wrangler-distance-${pass.distance}.log`);
-    return new WranglerDev({ script: distanceScript, persistTo, envFile, logPath, vars: { BENCH_D1_RTT_MS: String(pass.distance) } });
+    return new WranglerDev({ script: distanceScript, persistTo, envFile, logPath, vars: { ...BENCH_VARS, BENCH_D1_RTT_MS: String(pass.distance) } });
   }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
-  return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak });
+  return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak, vars: BENCH_VARS });
 }
 
 /** Phase 3, one pass: start its server, run its scenarios and soak, stop it. */
@@ -466,7 +516,7 @@ async function runPass(pass, setup, results, servers) {
     if (pass.soak && !pass.direct) results.rssIdleMiB = server.rssMiB();
   }
   const soakIdle = pass.soak ? server.rssMiB() : undefined;
-  await runScenarios(pass, server, ctx, cfg, results);
+  await runScenarios(pass, server, ctx, setup, results);
   if (pass.soak) await runSoakPass(pass, server, ctx, cfg, results, soakIdle);
   // wrangler's proxy after the scenarios, with no DevTools client attached (see inspector.mjs).
   if (main && pass.list.length > 0) (results.proxyRssAfter ??= {})[pass.dbName] = server.rssMiB().proxy;
@@ -475,7 +525,8 @@ async function runPass(pass, setup, results, servers) {
   log(`    ${label} stopped (no process of it left)`);
 }
 
-async function runScenarios(pass, server, ctx, cfg, results) {
+async function runScenarios(pass, server, ctx, setup, results) {
+  const { cfg } = setup;
   const distant = pass.distance !== undefined;
   const into = pass.direct ? (results.direct ??= []) : distant ? ((results.distance ??= {})[pass.distance] ??= []) : results.scenarios;
   const duration = pass.direct ? cfg.directDuration : distant ? cfg.distanceDuration : cfg.duration;
@@ -483,8 +534,16 @@ async function runScenarios(pass, server, ctx, cfg, results) {
   const scenarioCfg = distant ? { ...cfg, duration, connections: 1 } : { ...cfg, duration };
   for (const scenario of pass.list) {
     log(`==> ${scenario.id}${pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : ""}: ${scenario.title}`);
-    const r = await runScenario(server, scenario, ctx, scenarioCfg);
+    // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
+    const count = scenario.mode === "amount" ? 1 + (scenario.warmup ?? 0) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
+    const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count };
+    if (scenario.prepare) {
+      log("    preparing (bench/scenario-setup.mjs)…");
+      await scenario.prepare(env);
+    }
+    const r = await runScenario(server, scenario, ctx, scenarioCfg, env);
     if (distant) r.roundTrips = await measureRoundTrips(server.base, scenario, ctx);
+    await scenario.cleanup?.(env);
     into.push(r);
     log(
       `    ${r.requests} requests, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
@@ -593,15 +652,21 @@ async function main(argv) {
   };
   const work = mkdtempSync(join(tmpdir(), "museum-bench-"));
   const servers = new Set();
+  let receiver;
   stopOnSignals(servers, work);
   try {
     measureBundle(run.cfg, work, results);
     const databases = await prepareDatabases(run, work, results);
     const setup = { ...databases, cfg: run.cfg, work, script: results.bundle.script, distanceScript: results.distanceScript };
+    if (run.scenarios.some((s) => s.receiver)) {
+      receiver = await startWebhookReceiver();
+      setup.receiver = receiver;
+    }
     for (const pass of serverPasses(run)) await runPass(pass, setup, results, servers);
     await runControlPhase(run.cfg, results);
     await runRenderCostPhase(run.cfg, results);
   } finally {
+    await receiver?.close();
     for (const s of servers) await s.stop().catch((e) => log(`could not stop wrangler dev: ${e.message}`));
     rmSync(work, { recursive: true, force: true });
   }

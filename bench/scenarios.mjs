@@ -7,7 +7,14 @@
 //   ctx.tickets     { first: [...ids], cached: id, soak: [...ids] }
 //   ctx.etag        the ETag of ctx.tickets.cached's image
 //   ctx.runId       unique per run (e-mail addresses, Idempotency-Key)
+//   ctx.gateAuth    the Authorization header of the bench gate account
+// A scenario's `prepare(env)` runs before its warm-up, `settle(env)` after the
+// warm-up and after the load (waiting for work the Worker does off the
+// request path), `cleanup(env)` at its end; env = { base, ctx, cfg, receiver,
+// count }, `count` the requests the scenario will send in all (warm-up and
+// round-trip measurement included).
 import { addDays } from "../tools/lib/dates.mjs";
+import { subscribe, ticketCodesForToday, unsubscribe, waitForDeliveries } from "./scenario-setup.mjs";
 
 const API = "/v1.1";
 
@@ -57,15 +64,62 @@ function imageOfLastPurchase(ctx) {
   };
 }
 
+/** The gate's scan: each request admits the next code of `ctx.admissionCodes` (a ticket never admitted). */
+function admitNextCode(ctx) {
+  return {
+    method: "POST",
+    path: `${API}/admissions`,
+    headers: { Authorization: ctx.gateAuth, Accept: "application/json", "Content-Type": "application/json" },
+    // Out of codes: a body the API refuses, so the run reports failures rather than admitting a ticket twice.
+    setupRequest: (req) => ({ ...req, body: JSON.stringify({ code: ctx.admissionCodes.shift() ?? "" }) }),
+  };
+}
+
+/** An event a year away, a new name each time; counts the events created (`ctx.eventsCreated`). */
+function eventCreate(ctx) {
+  return {
+    method: "POST",
+    path: `${API}/special-events`,
+    headers: { ...json(ctx), "Content-Type": "application/json" },
+    ...rotating((n) => ({
+      body: JSON.stringify({
+        name: `Bench created ${ctx.runId} ${n} ${Math.random().toString(36).slice(2, 8)}`,
+        location: "Hall 1",
+        eventDescription: "An event created by the benchmark.",
+        dates: [addDays(ctx.today, 300)],
+        price: 10,
+      }),
+    })),
+    onResponse(status) {
+      if (status === 201) ctx.eventsCreated = (ctx.eventsCreated ?? 0) + 1;
+    },
+  };
+}
+
+/** Webhook subscriptions of the "create with subscriptions" scenario (issue 13). */
+const BENCH_SUBSCRIPTIONS = 5;
+
+/** What issue 13's pair has in common: the same requests, the same amount. */
+const EVENT_CREATES = {
+  db: "small",
+  kind: "webhooks",
+  mode: "amount",
+  amount: (cfg) => cfg.eventCreates,
+  warmup: 20,
+  expect: [201],
+  requests: (ctx) => [eventCreate(ctx)],
+};
+
 /**
  * `db`: which seeded database the scenario runs against ("small": 100 events,
  * "large": 100,000). `mode`: "duration" (fixed time, fixed connections) or
- * "amount" (a fixed number of requests). `kind`: "static", "json" (a JSON
- * endpoint, under the throughput budget), "qr", "kiosk". `hot`: a hot path,
+ * "amount" (a fixed number of requests: `amount(cfg)`, default
+ * cfg.qrFirstRequests, after `warmup` requests). `kind`: "static", "json" (a JSON
+ * endpoint, under the throughput budget), "qr", "kiosk", "gate", "webhooks". `hot`: a hot path,
  * run again at a D1 distance (--d1-rtt) and held to its budget there.
  * `sequence`: the scenario's requests are one kiosk's steps, sent one after
  * the other on one connection; its latency is the whole sequence's.
- * A new route's scenario (admission, ticket status, webhooks) is one entry.
+ * A new route's scenario is one entry.
  */
 export const SCENARIOS = [
   {
@@ -219,6 +273,41 @@ export const SCENARIOS = [
     connections: 1,
     expect: [200],
     requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } }],
+  },
+  {
+    id: "admit",
+    title: "gate: admit a ticket (`POST /admissions`, a ticket sold for today and never admitted each request, 1 connection)",
+    db: "small",
+    kind: "gate",
+    hot: true,
+    mode: "amount",
+    amount: (cfg) => cfg.admissions,
+    warmup: 5,
+    connections: 1,
+    expect: [201],
+    async prepare(env) {
+      env.ctx.admissionCodes = await ticketCodesForToday({ base: env.base, ctx: env.ctx, count: env.count });
+    },
+    requests: (ctx) => [admitNextCode(ctx)],
+  },
+  {
+    id: "event-create",
+    title: "`POST /special-events`, no webhook subscriptions",
+    ...EVENT_CREATES,
+  },
+  {
+    id: "event-create-hooks",
+    title: `\`POST /special-events\`, ${BENCH_SUBSCRIPTIONS} webhook subscriptions (delivered through the Queue to a loopback receiver)`,
+    ...EVENT_CREATES,
+    receiver: true,
+    async prepare(env) {
+      env.subscriptions = await subscribe({ base: env.base, ctx: env.ctx, url: env.receiver.url, count: BENCH_SUBSCRIPTIONS });
+      env.ctx.eventsCreated = 0;
+      env.deliveriesBefore = env.receiver.received();
+    },
+    /** Until the receiver has one delivery per subscription for every event created so far. */
+    settle: (env) => waitForDeliveries(env.receiver, env.deliveriesBefore + BENCH_SUBSCRIPTIONS * env.ctx.eventsCreated),
+    cleanup: (env) => unsubscribe({ base: env.base, ctx: env.ctx, ids: env.subscriptions ?? [] }),
   },
   {
     id: "static-100k",

@@ -1,5 +1,5 @@
 // Seeds a throw-away local D1 for the benchmark (never the developer's
-// .wrangler/state): migrations, one bench account, N special events with dates
+// .wrangler/state): migrations, a bench admin and a gate account, N special events with dates
 // spread over the coming year, and M pre-bought tickets for the QR scenarios.
 //
 // Bulk data goes through ONE SQL file of multi-row INSERTs (BATCH_ROWS rows
@@ -65,11 +65,13 @@ export function eventDates(n, count, today) {
 /**
  * Builds the seed SQL. Returns { sql, account, eventIds, ticketIds, ticketDate }.
  */
-export function buildSeedSql({ today, events, tickets, accountName = "bench-admin", secret }) {
+export function buildSeedSql({ today, events, tickets, accountName = "bench-admin", secret, gate }) {
   const statements = [];
   statements.push(
     insertAccountSql({ name: accountName, role: "admin", secret }),
   );
+  // The gate scenario's scanner.
+  if (gate) statements.push(insertAccountSql({ name: gate.name, role: "gate", secret: gate.secret }));
 
   const eventRows = [];
   const dateRows = [];
@@ -123,10 +125,11 @@ export function buildSeedSql({ today, events, tickets, accountName = "bench-admi
  */
 export function seedDatabase({ persistTo, today, events, tickets, accountName = "bench-admin" }) {
   const secret = randomBytes(16).toString("hex");
+  const gate = { name: "bench-gate", secret: randomBytes(16).toString("hex") };
   const t0 = performance.now();
   runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { capture: true });
   const t1 = performance.now();
-  const seed = buildSeedSql({ today, events, tickets, accountName, secret });
+  const seed = buildSeedSql({ today, events, tickets, accountName, secret, gate });
   const dir = mkdtempSync(join(tmpdir(), "museum-bench-sql-"));
   try {
     const file = join(dir, "seed.sql");
@@ -140,6 +143,7 @@ export function seedDatabase({ persistTo, today, events, tickets, accountName = 
   const t2 = performance.now();
   return {
     account: { name: accountName, secret },
+    gate,
     eventIds: seed.eventIds,
     ticketIds: seed.ticketIds,
     ticketDate: seed.ticketDate,

@@ -3,15 +3,30 @@
  * (docs/performance.md, "D1 round trips per request"). In production each
  * round trip is a network hop from the Worker to the database: a change that
  * adds one fails here. Adding a route is one line of BUDGETS.
+ *
+ * `roundTrips` are the request's own: those made before the Worker returned
+ * its response, which the client waits for. Work the Worker hands to
+ * `waitUntil` runs after that (test/worker.ts starts Queue sends only once the
+ * response is returned) and is held to `afterResponse` (default 0): the
+ * webhook outbox's Queue send and its `enqueued_at` write, the prerendered
+ * image's cache writes (no D1).
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
 import { useClock } from "../clock";
-import { api } from "../helpers";
+import { api, type AccountKey, eventBody } from "../helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../round-trips";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
+import { subscribe, subscriberUrl } from "../webhooks/helpers";
+import { setTestVars } from "../worker";
 
 const NOW = "2026-12-01T15:00:00Z";
+/** Today in the museum's time zone (America/New_York) at NOW. */
+const TODAY = "2026-12-01";
 const GENERAL = { ticketType: "general", ticketDate: "2026-12-02", email: "budget@example.com" };
+/** Live webhook subscriptions while the event writes are measured (the outbox records one delivery each). */
+const SUBSCRIPTIONS = 5;
 
 /** What the measured requests refer to, made before any is measured. */
 type Fixture = {
@@ -21,15 +36,32 @@ type Fixture = {
   etag: string;
   /** A ticket whose image was never rendered, one per request that renders. */
   unrendered: string[];
+  /** The signed code of a ticket for today, never admitted, one per admission. */
+  admittable: string[];
+  /** A code whose signature does not verify. */
+  forgedCode: string;
 };
 
-type Budget = { request: string; roundTrips: number; status: number; send: (f: Fixture) => Promise<Response> };
+type Budget = {
+  request: string;
+  roundTrips: number;
+  /** D1 round trips of the request's `waitUntil` work, after the response (default 0). */
+  afterResponse?: number;
+  status: number;
+  /** The account that sends it (default admin). */
+  as?: AccountKey;
+  /** Settings of wrangler.toml's [vars] for this request (test/worker.ts). */
+  vars?: Parameters<typeof setTestVars>[0];
+  send: (f: Fixture) => Promise<Response>;
+};
 
 const get = (path: string, headers: Record<string, string> = {}) => () =>
   api(path, { as: "admin", headers: { ...MEASURED_CLIENT, ...headers } });
-const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
-  api(path, { method: "POST", as: "admin", json, headers: { ...MEASURED_CLIENT, ...headers } });
+const send = (method: string, path: string, json: unknown, headers: Record<string, string> = {}, as: AccountKey = "admin") =>
+  api(path, { method, as, json, headers: { ...MEASURED_CLIENT, ...headers } });
+const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send("POST", path, json, headers);
 const eventTicket = (f: Fixture) => ({ ...GENERAL, ticketType: "event", eventId: f.eventId, ticketDate: "2026-12-05" });
+const admit = (code: string) => send("POST", "/v1.1/admissions", { code }, {}, "gate");
 
 const BUDGETS: Budget[] = [
   { request: "GET /special-events", roundTrips: 1, status: 200, send: get("/v1.1/special-events") },
@@ -63,12 +95,37 @@ const BUDGETS: Budget[] = [
     send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}/qr`, { "If-None-Match": f.etag })(),
   },
   { request: "GET /tickets/{id}/qr, render", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.unrendered.pop()}/qr`)() },
+  {
+    request: "POST /tickets, general, image prerendered after the sale",
+    roundTrips: 1,
+    status: 201,
+    vars: { PRERENDER_TICKET_IMAGES: "true" },
+    send: () => post("/v1.1/tickets", GENERAL),
+  },
+  { request: "POST /admissions, genuine code", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.admittable.pop()!) },
+  { request: "POST /admissions, forged code", roundTrips: 0, status: 422, as: "gate", send: (f) => admit(f.forgedCode) },
+  { request: "GET /tickets/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}`)() },
+  { request: "GET /admissions/summary", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/summary?date=${TODAY}`) },
+  {
+    request: `POST /special-events, ${SUBSCRIPTIONS} webhook subscriptions`,
+    roundTrips: 1,
+    afterResponse: 1,
+    status: 201,
+    send: () => post("/v1.1/special-events", eventBody({ dates: ["2026-12-10"] })),
+  },
+  {
+    request: `PATCH /special-events/{id}, ${SUBSCRIPTIONS} webhook subscriptions`,
+    roundTrips: 1,
+    afterResponse: 1,
+    status: 200,
+    send: (f) => send("PATCH", `/v1.1/special-events/${f.eventId}`, { location: `Hall ${crypto.randomUUID()}` }),
+  },
 ];
 
-async function sold(json: unknown): Promise<string> {
+async function sold(json: unknown): Promise<PurchaseResponse> {
   const res = await post("/v1.1/tickets", json);
   expect(res.status).toBe(201);
-  return ((await res.json()) as PurchaseResponse).ticketId;
+  return (await res.json()) as PurchaseResponse;
 }
 
 describe("D1 round trips per request, login remembered", () => {
@@ -77,21 +134,33 @@ describe("D1 round trips per request, login remembered", () => {
   beforeAll(async () => {
     useClock(NOW);
     fixture.eventId = await createEvent(["2026-12-05"]);
-    fixture.cachedTicketId = await sold(GENERAL);
+    fixture.cachedTicketId = (await sold(GENERAL)).ticketId;
     const image = await get(`/v1.1/tickets/${fixture.cachedTicketId}/qr`)();
     expect(image.status).toBe(200);
     fixture.etag = image.headers.get("ETag")!;
     await image.arrayBuffer();
-    fixture.unrendered = [await sold(GENERAL)];
+    fixture.unrendered = [(await sold(GENERAL)).ticketId];
     // The replayed key's first purchase.
     expect((await post("/v1.1/tickets", GENERAL, { "Idempotency-Key": "budget-replay" })).status).toBe(201);
+    // A ticket for today (an event's, so the museum's opening hours do not matter) and its code.
+    const today = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
+    const code = await signTicketToken(today, signingKeysFromEnv(env));
+    fixture.admittable = [code];
+    // One character of the signature changed (not the last: its low bits are padding).
+    const at = code.length - 10;
+    fixture.forgedCode = `${code.slice(0, at)}${code[at] === "A" ? "B" : "A"}${code.slice(at + 1)}`;
+    for (let i = 0; i < SUBSCRIPTIONS; i += 1) await subscribe(subscriberUrl(202));
   });
 
-  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips }) => {
+  afterEach(() => setTestVars());
+
+  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, afterResponse = 0, as = "admin", vars }) => {
     useClock(NOW);
-    await warmLogin("admin");
+    await warmLogin(as);
+    setTestVars(vars);
     const measured = await roundTripsOf(() => send(fixture));
     expect(measured.res.status).toBe(status);
     expect(measured.roundTrips, "a change of a hot path's D1 round trips: update BUDGETS and docs/performance.md").toBe(roundTrips);
+    expect(measured.afterResponse, "D1 round trips of the request's waitUntil work").toBe(afterResponse);
   });
 });

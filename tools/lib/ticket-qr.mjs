@@ -1,24 +1,56 @@
-// Reads the text of the QR code in a ticket image (PNG), as a gate's scanner
-// would: fast-png decodes the pixels, jsQR finds and reads the code.
-import { decode } from "fast-png";
+// Reads the QR code in a ticket image (PNG) as a gate's scanner would:
+// fast-png decodes the pixels, jsQR finds and reads the code. Used by the
+// scripts (Node) and by the tests (workerd) alike.
+import { decode, hasPngSignature } from "fast-png";
 import jsQR from "jsqr";
 
-/** The QR code's text in a ticket PNG (palette, or 8-bit grey, grey+alpha, RGB, RGBA); throws when none is found. */
+export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** PNG bytes → 8-bit RGBA pixels (grey, grey+alpha, RGB, RGBA or palette input), composited on white. */
+export function pngToRgba(bytes) {
+  const input = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  if (!hasPngSignature(input)) throw new Error("not a PNG (bad signature)");
+  const png = decode(input);
+  const { width, height, channels, depth } = png;
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  const sample = (i) => {
+    const v = png.data[i];
+    return depth === 16 ? v >> 8 : depth < 8 ? Math.round((v * 255) / ((1 << depth) - 1)) : v;
+  };
+  for (let p = 0; p < width * height; p++) {
+    let r, g, b;
+    let a = 255;
+    if (png.palette) {
+      const color = png.palette[png.data[p]];
+      [r, g, b] = [color[0], color[1], color[2]];
+      a = color[3] ?? 255;
+    } else if (channels >= 3) {
+      [r, g, b] = [sample(p * channels), sample(p * channels + 1), sample(p * channels + 2)];
+      if (channels === 4) a = sample(p * channels + 3);
+    } else {
+      r = g = b = sample(p * channels);
+      if (channels === 2) a = sample(p * channels + 1);
+    }
+    // As a screen or a printer would show it.
+    const o = p * 4;
+    rgba[o] = Math.round((r * a + 255 * (255 - a)) / 255);
+    rgba[o + 1] = Math.round((g * a + 255 * (255 - a)) / 255);
+    rgba[o + 2] = Math.round((b * a + 255 * (255 - a)) / 255);
+    rgba[o + 3] = 255;
+  }
+  return { width, height, rgba };
+}
+
+/** Decodes the QR code in a PNG with jsQR; null when none is found. */
+export function decodeQrPng(bytes) {
+  const { width, height, rgba } = pngToRgba(bytes);
+  const code = jsQR(rgba, width, height, { inversionAttempts: "dontInvert" });
+  return code ? { ...code, width, height } : null;
+}
+
+/** The QR code's text in a ticket PNG; throws when none is found. */
 export function readTicketCode(pngBytes) {
-  const png = decode(pngBytes);
-  if (!png.palette && (png.depth !== 8 || ![1, 2, 3, 4].includes(png.channels))) {
-    throw new Error(`unexpected PNG format: ${png.channels} channels of ${png.depth} bits`);
-  }
-  const rgba = new Uint8ClampedArray(png.width * png.height * 4);
-  for (let p = 0; p < png.width * png.height; p++) {
-    // A palette index names its colour; grey is copied into R, G and B.
-    const rgb = png.palette
-      ? png.palette[png.data[p]]
-      : [0, 1, 2].map((c) => png.data[p * png.channels + (png.channels < 3 ? 0 : c)]);
-    for (let c = 0; c < 3; c++) rgba[p * 4 + c] = rgb[c];
-    rgba[p * 4 + 3] = 255;
-  }
-  const code = jsQR(rgba, png.width, png.height, { inversionAttempts: "dontInvert" });
+  const code = decodeQrPng(pngBytes);
   if (!code) throw new Error("no QR code found in the image");
   return code.data;
 }
