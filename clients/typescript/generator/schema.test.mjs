@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
-import { documentText, schemaTypes } from "../../clients/typescript/scripts/schema-types.mjs";
-import { ROOT } from "../../tools/lib/wrangler.mjs";
+import { ROOT } from "../../../tools/lib/wrangler.mjs";
+import { documentText, schemaTypes } from "./schema-types.mjs";
 
 const CLIENT = join(ROOT, "clients", "typescript");
 
