@@ -40,7 +40,7 @@ import { SCENARIOS, soakRequests } from "./scenarios.mjs";
 import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
 import { measureRenderCost } from "./render-breakdown.mjs";
-import { WranglerDev, machineBusySeconds } from "./server.mjs";
+import { WranglerDev, machineBusySeconds, writeConfigWithoutQueueConsumers } from "./server.mjs";
 
 /** The scenarios repeated without wrangler dev (the diagnostic pass). */
 const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "tickets-buy", "qr-cached", "qr-304"];
@@ -198,8 +198,10 @@ async function runScenario(server, scenario, ctx, cfg, env) {
     const warm = await runLoad({ base, connections, ...warmup, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
     warmupFailures = warm.unexpected + warm.errors;
   }
-  // The warm-up's work off the request path is done before the measurement starts.
-  if (scenario.settle && !(await scenario.settle(env))) warmupFailures += 1;
+  // The warm-up's work off the request path is done before the measurement
+  // starts. Without a Queue consumer there is none: nothing is delivered.
+  const settle = env.queueConsumer ? scenario.settle : undefined;
+  if (settle && !(await settle(env))) warmupFailures += 1;
 
   const meter = startCpuMeter(server);
   const deliveriesBefore = env.receiver?.received();
@@ -208,7 +210,7 @@ async function runScenario(server, scenario, ctx, cfg, env) {
       ? await runLoad({ base, connections, amount: amountOf(scenario, cfg), requests: scenario.requests(ctx), expect })
       : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
   const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
-  const background = scenario.settle ? await measureSettle(server, scenario, env, deliveriesBefore) : undefined;
+  const background = settle ? await measureSettle(server, scenario, env, deliveriesBefore) : undefined;
   if (background?.cpuMsPerDelivery !== undefined) {
     // The load's Worker CPU less the deliveries' estimated share: the requests' own.
     const deliveriesCpuMs = background.deliveriesDuringLoad * background.cpuMsPerDelivery;
@@ -467,6 +469,8 @@ function scenarioContext(db, today, firstCount) {
 function serverPasses({ cfg, scenarios, runSoak }) {
   return [
     { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
+    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process.
+    { dbName: "small", direct: false, queueConsumer: false, list: scenarios.filter((s) => s.kind === "webhooks"), soak: false },
     // The soak gets a fresh server with a DevTools client attached from the
     // start, to read the Worker's heap (bench/inspector.mjs).
     { dbName: "small", direct: false, list: [], soak: runSoak },
@@ -494,6 +498,10 @@ function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) 
     const logPath = join(work, `wrangler-distance-${pass.distance}.log`);
     return new WranglerDev({ script: distanceScript, persistTo, envFile, logPath, vars: { ...BENCH_VARS, BENCH_D1_RTT_MS: String(pass.distance) } });
   }
+  if (pass.queueConsumer === false) {
+    const config = writeConfigWithoutQueueConsumers(join(work, "wrangler-no-queue-consumer.toml"));
+    return new WranglerDev({ script, config, persistTo, envFile, logPath: join(work, "wrangler-no-queue-consumer.log"), vars: BENCH_VARS });
+  }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
   return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak, vars: BENCH_VARS });
 }
@@ -502,11 +510,17 @@ function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) 
 async function runPass(pass, setup, results, servers) {
   const { cfg } = setup;
   const server = serverFor(pass, setup);
-  const label = pass.direct ? "Miniflare directly" : pass.distance === undefined ? "wrangler dev" : `wrangler dev, distance bundle, D1 ${pass.distance} ms away`;
+  const label = pass.direct
+    ? "Miniflare directly"
+    : pass.distance !== undefined
+      ? `wrangler dev, distance bundle, D1 ${pass.distance} ms away`
+      : pass.queueConsumer === false
+        ? "wrangler dev, no Queue consumer"
+        : "wrangler dev";
   servers.add(server);
   log(`==> starting ${label} (${pass.dbName} database)`);
   await server.start();
-  const main = !pass.direct && pass.distance === undefined;
+  const main = !pass.direct && pass.distance === undefined && pass.queueConsumer !== false;
   if (main && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
   log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
   const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20);
@@ -528,15 +542,22 @@ async function runPass(pass, setup, results, servers) {
 async function runScenarios(pass, server, ctx, setup, results) {
   const { cfg } = setup;
   const distant = pass.distance !== undefined;
-  const into = pass.direct ? (results.direct ??= []) : distant ? ((results.distance ??= {})[pass.distance] ??= []) : results.scenarios;
+  const into = pass.direct
+    ? (results.direct ??= [])
+    : distant
+      ? ((results.distance ??= {})[pass.distance] ??= [])
+      : pass.queueConsumer === false
+        ? (results.withoutQueueConsumer ??= [])
+        : results.scenarios;
   const duration = pass.direct ? cfg.directDuration : distant ? cfg.distanceDuration : cfg.duration;
   // At a distance, latency is what is measured: one connection, so no request queues behind another's CPU.
   const scenarioCfg = distant ? { ...cfg, duration, connections: 1 } : { ...cfg, duration };
   for (const scenario of pass.list) {
-    log(`==> ${scenario.id}${pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : ""}: ${scenario.title}`);
+    const where = pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : pass.queueConsumer === false ? " (no Queue consumer)" : "";
+    log(`==> ${scenario.id}${where}: ${scenario.title}`);
     // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
     const count = scenario.mode === "amount" ? 1 + (scenario.warmup ?? 0) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
-    const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count };
+    const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count, queueConsumer: pass.queueConsumer !== false };
     if (scenario.prepare) {
       log("    preparing (bench/scenario-setup.mjs)…");
       await scenario.prepare(env);
@@ -617,7 +638,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.withoutQueueConsumer ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 

@@ -2,9 +2,11 @@
 // for every other tool), and the CPU time and memory of its processes, read
 // from /proc: the bench's meter is Linux-only (said so in its --help).
 // `stop()` also verifies, from /proc, that no process of the server survives.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { freePort } from "../tools/lib/ports.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+import { ROOT, WRANGLER_CONFIG } from "../tools/lib/wrangler.mjs";
 import { Inspector } from "./inspector.mjs";
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ): 100 on Linux. */
@@ -72,6 +74,25 @@ export function processTree(root) {
   return [...members.values()];
 }
 
+/**
+ * Writes to `path` a copy of wrangler.toml without its Queue consumers (bench
+ * only; the deployed config is untouched): the producer binding stays, so a
+ * request's own Queue send is measured while no delivery runs in the metered
+ * process. Its relative paths are made absolute, as the copy lives elsewhere.
+ */
+export function writeConfigWithoutQueueConsumers(path) {
+  // Each [[…queues.consumers]] table runs to the next blank line.
+  const stripped = readFileSync(WRANGLER_CONFIG, "utf8").replace(/^\[\[(?:env\.[\w-]+\.)?queues\.consumers\]\]\n(?:.+\n)*/gm, "");
+  if (/^\s*\[\[.*queues\.consumers/m.test(stripped)) throw new Error("wrangler.toml: a [[queues.consumers]] table was not removed");
+  if (!/^\[\[queues\.producers\]\]/m.test(stripped)) throw new Error("wrangler.toml has no [[queues.producers]] table");
+  const absolute = stripped.replace(
+    /^(\s*(?:main|directory|migrations_dir)\s*=\s*)"([^"]+)"/gm,
+    (_, key, relative) => `${key}${JSON.stringify(resolve(ROOT, relative))}`,
+  );
+  writeFileSync(path, absolute);
+  return path;
+}
+
 export class WranglerDev {
   /**
    * @param {object} o
@@ -84,9 +105,10 @@ export class WranglerDev {
    *   inspector.mjs): no unbounded event buffer in wrangler's proxy, and the Worker's heap can
    *   be read; costs CPU per request (every event then travels to the client)
    * @param {Record<string, string>} [o.vars] Worker variables (`wrangler dev --var`)
+   * @param {string} [o.config] another wrangler.toml (see writeConfigWithoutQueueConsumers)
    */
-  constructor({ script, persistTo, envFile, logPath, attachInspector = false, vars = {} }) {
-    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector, vars });
+  constructor({ script, persistTo, envFile, logPath, attachInspector = false, vars = {}, config }) {
+    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector, vars, config });
   }
 
   async start({ timeoutMs = 60_000 } = {}) {
@@ -95,6 +117,7 @@ export class WranglerDev {
       // The script is already bundled: wrangler serves it as it is and does
       // not watch src/, so edits made during a run cannot reload the Worker.
       script: this.script,
+      config: this.config,
       persistTo: this.persistTo,
       envFile: this.envFile,
       vars: this.vars,
