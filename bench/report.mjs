@@ -95,7 +95,8 @@ function webhookSection(results) {
       "",
       "Both sides of issue 13's pair again, on a `wrangler dev` whose config is a bench-only copy of wrangler.toml without " +
         "`[[queues.consumers]]` (the producer binding stays): every request writes its outbox rows and hands its messages to " +
-        "the local Queue as in production, but no delivery runs in the metered workerd process. The budget is checked on these rows.",
+        "the local Queue as in production, but no delivery runs in the metered workerd process; 3× the requests and warm-up of the " +
+        "main pass, as the server (its isolate) is fresh. The budget is checked on these rows.",
       "",
       "| Scenario | Connections | Requests | req/s | p50 ms | p99 ms | Failures | Worker CPU ms/req | × without subscriptions (p50, CPU) |",
       "|---|--:|--:|--:|--:|--:|--:|--:|--:|",

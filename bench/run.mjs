@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~7 min): writes bench/results/latest.md
+//   npm run bench                  full run (~10 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
@@ -154,6 +154,11 @@ function firstRequest(requests) {
   return r.setupRequest ? r.setupRequest({ ...r }) : r;
 }
 
+/** The warm-up requests of an "amount" scenario (a pass may scale them, see serverPasses). */
+function warmupOf(scenario, cfg) {
+  return (scenario.warmup ?? 0) * (cfg.warmupScale ?? 1);
+}
+
 /** The requests an "amount" scenario measures. */
 function amountOf(scenario, cfg) {
   return scenario.amount?.(cfg) ?? cfg.qrFirstRequests;
@@ -194,7 +199,7 @@ async function runScenario(server, scenario, ctx, cfg, env) {
     }
   } else {
     await probe(base, firstRequest(scenario.requests(ctx)), expect);
-    const warmup = scenario.mode === "amount" ? { amount: scenario.warmup } : { duration: cfg.warmup };
+    const warmup = scenario.mode === "amount" ? { amount: warmupOf(scenario, cfg) } : { duration: cfg.warmup };
     const warm = await runLoad({ base, connections, ...warmup, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
     warmupFailures = warm.unexpected + warm.errors;
   }
@@ -469,8 +474,9 @@ function scenarioContext(db, today, firstCount) {
 function serverPasses({ cfg, scenarios, runSoak }) {
   return [
     { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
-    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process.
-    { dbName: "small", direct: false, queueConsumer: false, list: scenarios.filter((s) => s.kind === "webhooks"), soak: false },
+    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process,
+    // on a fresh isolate, so 3× the requests and warm-up (its first requests run before the JIT has warmed).
+    { dbName: "small", direct: false, queueConsumer: false, scale: 3, list: scenarios.filter((s) => s.kind === "webhooks"), soak: false },
     // The soak gets a fresh server with a DevTools client attached from the
     // start, to read the Worker's heap (bench/inspector.mjs).
     { dbName: "small", direct: false, list: [], soak: runSoak },
@@ -551,12 +557,15 @@ async function runScenarios(pass, server, ctx, setup, results) {
         : results.scenarios;
   const duration = pass.direct ? cfg.directDuration : distant ? cfg.distanceDuration : cfg.duration;
   // At a distance, latency is what is measured: one connection, so no request queues behind another's CPU.
-  const scenarioCfg = distant ? { ...cfg, duration, connections: 1 } : { ...cfg, duration };
+  const scale = pass.scale ?? 1;
+  const scenarioCfg = distant
+    ? { ...cfg, duration, connections: 1 }
+    : { ...cfg, duration, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
   for (const scenario of pass.list) {
     const where = pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : pass.queueConsumer === false ? " (no Queue consumer)" : "";
     log(`==> ${scenario.id}${where}: ${scenario.title}`);
     // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
-    const count = scenario.mode === "amount" ? 1 + (scenario.warmup ?? 0) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
+    const count = scenario.mode === "amount" ? 1 + warmupOf(scenario, scenarioCfg) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
     const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count, queueConsumer: pass.queueConsumer !== false };
     if (scenario.prepare) {
       log("    preparing (bench/scenario-setup.mjs)…");
