@@ -4,6 +4,7 @@ import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { IsoDate } from "../platform/dates";
 import { recordAdmission } from "./admission-queries";
 import { verifyTicketToken, type SigningKeys, type TicketType } from "./qr";
+import { ticketFacts } from "./status";
 
 export type Admission = {
   admissionId: string;
@@ -85,11 +86,7 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
   }
   return {
     admissionId,
-    ticketId: row.ticket_id,
-    ticketType: row.ticket_type,
-    ticketDate: row.ticket_date,
-    ...(row.event_id === null ? {} : { eventId: row.event_id }),
-    ...(row.event_name === null ? {} : { eventName: row.event_name }),
+    ...ticketFacts(row),
     admittedAt: row.admitted_at!,
     gate: row.gate!,
   };

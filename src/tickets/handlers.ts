@@ -31,6 +31,10 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   return c.json(response, 201);
 };
 
+function ticketNotFound(ticketId: string) {
+  return new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+}
+
 export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
   const { ticketId } = c.req.valid("param");
   // A client that sends a session bookmark reads its own writes (README, "Read
@@ -39,7 +43,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   let ticket = mayRecall ? recallTicket(ticketId) : undefined;
   if (!ticket) {
     ticket = (await queries.findTicketForImage(c.var.db, ticketId)) ?? undefined;
-    if (!ticket) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+    if (!ticket) throw ticketNotFound(ticketId);
     rememberTicket(ticket);
   }
 
@@ -57,7 +61,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
 export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = async (c) => {
   const { ticketId } = c.req.valid("param");
   const status = await ticketStatus(c.var.db, ticketId);
-  if (!status) throw new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
+  if (!status) throw ticketNotFound(ticketId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
 };

@@ -1,19 +1,26 @@
 // What a ticket's state is, and a day's attendance: read models of the tickets feature.
 import type { Db } from "../env";
 import type { IsoDate } from "../platform/dates";
-import { findTicketStatus, readAttendance } from "./admission-queries";
+import { findTicketStatus, readAttendance, type TicketStatusRow } from "./admission-queries";
 import type { AttendanceSummary, TicketStatus } from "./schemas";
 
-/** A ticket's status (cancelled, admitted or valid), or null for an unknown ticket. One round trip. */
-export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStatus | null> {
-  const row = await findTicketStatus(db, ticketId);
-  if (!row) return null;
+/** What names a ticket in the API's answers about it (its status, its admission). */
+export function ticketFacts(row: TicketStatusRow) {
   return {
     ticketId: row.ticket_id,
     ticketType: row.ticket_type,
     ticketDate: row.ticket_date,
     ...(row.event_id === null ? {} : { eventId: row.event_id }),
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
+  };
+}
+
+/** A ticket's status (cancelled, admitted or valid), or null for an unknown ticket. One round trip. */
+export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStatus | null> {
+  const row = await findTicketStatus(db, ticketId);
+  if (!row) return null;
+  return {
+    ...ticketFacts(row),
     status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : "valid",
     ...(row.admitted_at === null ? {} : { admittedAt: row.admitted_at }),
     ...(row.cancelled_at === null ? {} : { cancelledAt: row.cancelled_at }),
