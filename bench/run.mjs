@@ -474,9 +474,18 @@ function scenarioContext(db, today, firstCount) {
 function serverPasses({ cfg, scenarios, runSoak }) {
   return [
     { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
-    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process,
-    // on a fresh isolate, so 3× the requests and warm-up (its first requests run before the JIT has warmed).
-    { dbName: "small", direct: false, queueConsumer: false, scale: 3, list: scenarios.filter((s) => s.kind === "webhooks"), soak: false },
+    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process.
+    // Its sides alternate, round after round (see runScenarios), and the median of the rounds' ratios is checked;
+    // 2× the requests and warm-up a round (a fresh isolate's first requests run before the JIT has warmed).
+    {
+      dbName: "small",
+      direct: false,
+      queueConsumer: false,
+      scale: 2,
+      rounds: cfg.smoke ? 1 : 6,
+      list: scenarios.filter((s) => s.kind === "webhooks"),
+      soak: false,
+    },
     // The soak gets a fresh server with a DevTools client attached from the
     // start, to read the Worker's heap (bench/inspector.mjs).
     { dbName: "small", direct: false, list: [], soak: runSoak },
@@ -561,9 +570,15 @@ async function runScenarios(pass, server, ctx, setup, results) {
   const scenarioCfg = distant
     ? { ...cfg, duration, connections: 1 }
     : { ...cfg, duration, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
-  for (const scenario of pass.list) {
+  const rounds = pass.rounds ?? 1;
+  // Round after round, the list in order, then reversed (A B, B A, A B...): a trend in the machine's
+  // load or the isolate's warmth falls on both sides alike.
+  const runs = Array.from({ length: rounds }, (_, i) =>
+    (i % 2 === 0 ? pass.list : [...pass.list].reverse()).map((scenario) => ({ scenario, round: i + 1 })),
+  ).flat();
+  for (const { scenario, round } of runs) {
     const where = pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : pass.queueConsumer === false ? " (no Queue consumer)" : "";
-    log(`==> ${scenario.id}${where}: ${scenario.title}`);
+    log(`==> ${scenario.id}${where}${rounds > 1 ? `, round ${round} of ${rounds}` : ""}: ${scenario.title}`);
     // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
     const count = scenario.mode === "amount" ? 1 + warmupOf(scenario, scenarioCfg) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
     const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count, queueConsumer: pass.queueConsumer !== false };
@@ -573,6 +588,7 @@ async function runScenarios(pass, server, ctx, setup, results) {
     }
     const r = await runScenario(server, scenario, ctx, scenarioCfg, env);
     if (distant) r.roundTrips = await measureRoundTrips(server.base, scenario, ctx);
+    if (rounds > 1) r.round = round;
     await scenario.cleanup?.(env);
     into.push(r);
     log(

@@ -4,12 +4,13 @@
  *   changes an event (`eventDeliveriesBatch`), the body being the event as
  *   the events feature renders it, so this feature never reads events;
  * - handing recorded deliveries to the Queue: right after the change (off
- *   the request path, in waitUntil), and from the scheduled sweep for any
- *   the Queue never got (a failed send, a crash between commit and send).
+ *   the request path, in waitUntil, with no write back), and from the
+ *   scheduled sweep for any the Queue never got (a failed send, a crash
+ *   between commit and send), told by their age.
  */
 import type { BatchRunner, Db } from "../env";
 import { log } from "../platform/log";
-import { findUnsentDeliveries, insertEventDeliveries, markEnqueued } from "./queries";
+import { findUnattemptedDeliveries, insertEventDeliveries, markResent } from "./queries";
 import { webhookSettings } from "./settings";
 
 /** What an event change publishes: the event, and how its body is read. */
@@ -59,15 +60,17 @@ const SEND_BATCH_LIMIT = 100;
 const SWEEP_LIMIT = 500;
 
 /**
- * Sends one message per delivery and notes which the Queue accepted. A failed
- * send is logged, not thrown: the rows stay unsent and the sweep sends them later.
+ * Sends one message per delivery; returns the ids the Queue accepted. A
+ * failed send is logged, not thrown: those rows stay pending and the sweep
+ * sends them once they are older than its grace period.
  */
-export async function enqueueDeliveries(env: OutboxEnv, db: Db, deliveryIds: string[]): Promise<void> {
+async function enqueueDeliveries(queue: Queue, deliveryIds: string[]): Promise<string[]> {
+  const accepted: string[] = [];
   for (let i = 0; i < deliveryIds.length; i += SEND_BATCH_LIMIT) {
     const ids = deliveryIds.slice(i, i + SEND_BATCH_LIMIT);
     try {
-      await env.WEBHOOK_QUEUE.sendBatch(ids.map((deliveryId) => ({ body: { deliveryId } satisfies DeliveryMessage })));
-      await markEnqueued(db, ids);
+      await queue.sendBatch(ids.map((deliveryId) => ({ body: { deliveryId } satisfies DeliveryMessage })));
+      accepted.push(...ids);
     } catch (error) {
       log.error("webhook deliveries not handed to the queue; the sweep will", {
         deliveries: ids.length,
@@ -75,21 +78,31 @@ export async function enqueueDeliveries(env: OutboxEnv, db: Db, deliveryIds: str
       });
     }
   }
+  return accepted;
 }
 
-/** Re-sends the deliveries the Queue never got; returns how many. */
+/**
+ * Re-sends the deliveries still without an attempt a grace period after they
+ * were last handed to the Queue, and notes when (so each is re-sent at most
+ * once per grace period); returns how many were sent.
+ */
 export async function sweepUnsentDeliveries(env: OutboxEnv): Promise<number> {
   const { sweepGraceSeconds } = webhookSettings(env);
-  const ids = await findUnsentDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT);
-  await enqueueDeliveries(env, env.DB, ids);
-  return ids.length;
+  const ids = await findUnattemptedDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT);
+  const resent = await enqueueDeliveries(env.WEBHOOK_QUEUE, ids);
+  if (resent.length > 0) await markResent(env.DB, resent);
+  return resent.length;
 }
 
-/** After an event change: its deliveries go to the Queue once the response is on its way. */
+/**
+ * After an event change: its deliveries go to the Queue once the response is
+ * on its way. Nothing is written back: the request's one D1 round trip stays
+ * its only one, and a row the Queue never got is found by its age.
+ */
 export function publishDeliveries(
-  context: { env: OutboxEnv; executionCtx: Pick<ExecutionContext, "waitUntil">; var: { db: Db } },
+  context: { env: Pick<OutboxEnv, "WEBHOOK_QUEUE">; executionCtx: Pick<ExecutionContext, "waitUntil"> },
   deliveryIds: string[],
 ): void {
   if (deliveryIds.length === 0) return;
-  context.executionCtx.waitUntil(enqueueDeliveries(context.env, context.var.db, deliveryIds));
+  context.executionCtx.waitUntil(enqueueDeliveries(context.env.WEBHOOK_QUEUE, deliveryIds));
 }

@@ -153,6 +153,47 @@ describe("deliveries", () => {
   });
 });
 
+const failingQueue = {
+  send: () => Promise.reject(new Error("queue unavailable")),
+  sendBatch: () => Promise.reject(new Error("queue unavailable")),
+};
+
+/** A Queue that accepts messages and never delivers them (as if it had lost them); `sent` has their bodies. */
+function blackHoleQueue() {
+  const sent: unknown[] = [];
+  const queue = {
+    send: async (body: unknown) => void sent.push(body),
+    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
+  };
+  return { sent, queue };
+}
+
+/** POST /special-events through the Worker with `queue` as its webhook Queue; waits for its waitUntil work. */
+async function createEventWithQueue(queue: object): Promise<EventJson> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request("https://museum.test/v1.1/special-events", {
+      method: "POST",
+      headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
+      body: JSON.stringify(eventBody()),
+    }),
+    { ...env, WEBHOOK_QUEUE: queue as Queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  expect(res.status).toBe(201);
+  return (await res.json()) as EventJson;
+}
+
+/** Moves a delivery's `column` timestamp `seconds` into the past. */
+async function age(deliveryId: string, column: "created_at" | "resent_at", seconds: number): Promise<void> {
+  await env.DB.prepare(
+    `UPDATE webhook_deliveries SET ${column} = strftime('%Y-%m-%dT%H:%M:%fZ', ${column}, '-' || ?2 || ' seconds') WHERE delivery_id = ?1`,
+  )
+    .bind(deliveryId, seconds)
+    .run();
+}
+
 describe("nothing is lost", () => {
   it("the sweep delivers what the Queue never got (the D1 answer lost after the commit)", async () => {
     const url = subscriberUrl(202);
@@ -164,7 +205,7 @@ describe("nothing is lost", () => {
     expect(res.status).toBeGreaterThanOrEqual(500);
     // The event and its delivery were committed; the Worker never knew, so nothing was sent.
     const [row] = await deliveryRows("webhook_id = ?1", hook.webhookId);
-    expect(row).toMatchObject({ status: "pending", attempts: 0, enqueued_at: null });
+    expect(row).toMatchObject({ status: "pending", attempts: 0, resent_at: null });
     expect(await receivedBy(url)).toEqual([]);
 
     expect(await sweepUnsentDeliveries(env)).toBe(1);
@@ -179,25 +220,9 @@ describe("nothing is lost", () => {
   it("the sweep delivers what a failed Queue send left behind; the response was not held up by it", async () => {
     const url = subscriberUrl(202);
     const hook = await subscribe(url);
-    const failingQueue = {
-      send: () => Promise.reject(new Error("queue unavailable")),
-      sendBatch: () => Promise.reject(new Error("queue unavailable")),
-    };
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      new Request("https://museum.test/v1.1/special-events", {
-        method: "POST",
-        headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
-        body: JSON.stringify(eventBody()),
-      }),
-      { ...env, WEBHOOK_QUEUE: failingQueue as unknown as Queue },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
-    expect(res.status).toBe(201);
-    const event = (await res.json()) as EventJson;
+    const event = await createEventWithQueue(failingQueue);
     const [row] = await deliveryRows("event_id = ?1", event.eventId);
-    expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", enqueued_at: null });
+    expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", resent_at: null });
 
     expect(await sweepUnsentDeliveries(env)).toBe(1);
     const [received] = await eventually(async () => {
@@ -205,8 +230,74 @@ describe("nothing is lost", () => {
       return r.length > 0 ? r : undefined;
     }, "the swept delivery");
     expect(verifyDelivery(hook.secret, received!)).toEqual(event);
-    // Handed over once: a second sweep finds nothing to send.
-    await eventually(async () => ((await deliveryRows("delivery_id = ?1 AND enqueued_at IS NOT NULL", row!.delivery_id)).length ? true : undefined), "enqueued_at");
+    // Delivered: a second sweep finds nothing to send, even with no grace period.
+    await deliveriesOnceStatus(event.eventId, "delivered");
     expect(await sweepUnsentDeliveries(env)).toBe(0);
+  });
+
+  it("a message the Queue accepted but never ran is re-sent once the grace period has passed, once per grace period", async () => {
+    const url = subscriberUrl(202);
+    const hook = await subscribe(url);
+    const lost = blackHoleQueue();
+    const event = await createEventWithQueue(lost.queue);
+    const [row] = await deliveryRows("event_id = ?1", event.eventId);
+    // The request handed it over and wrote nothing back.
+    expect(lost.sent).toEqual([{ deliveryId: row!.delivery_id }]);
+    expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", attempts: 0, resent_at: null });
+
+    const sweep = blackHoleQueue();
+    const sweepEnv = { ...env, WEBHOOK_SWEEP_GRACE_SECONDS: "300", WEBHOOK_QUEUE: sweep.queue as unknown as Queue };
+    // Within the grace period the Queue is trusted: nothing is re-sent.
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    await age(row!.delivery_id, "created_at", 240);
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+
+    await age(row!.delivery_id, "created_at", 70);
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(1);
+    expect(sweep.sent).toEqual([{ deliveryId: row!.delivery_id }]);
+    const [resent] = await deliveryRows("delivery_id = ?1", row!.delivery_id);
+    expect(resent!.resent_at).not.toBeNull();
+    // Re-sent, so trusted again for a grace period: the next sweeps leave it alone.
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    await age(row!.delivery_id, "resent_at", 240);
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    await age(row!.delivery_id, "resent_at", 70);
+    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(1);
+    expect(sweep.sent).toHaveLength(2);
+
+    // Through the real Queue at last: delivered once, with the delivery's id.
+    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    const [received] = await eventually(async () => {
+      const r = await receivedBy(url);
+      return r.length > 0 ? r : undefined;
+    }, "the swept delivery");
+    expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
+    expect(verifyDelivery(hook.secret, received!)).toEqual(event);
+    await deliveriesOnceStatus(event.eventId, "delivered");
+    expect(await receivedBy(url)).toHaveLength(1);
+  });
+
+  it("a delivery sent twice (the sweep re-sent it while the Queue still held it) is attempted and recorded once", async () => {
+    const url = subscriberUrl(202);
+    const hook = await subscribe(url);
+    const held = blackHoleQueue();
+    const event = await createEventWithQueue(held.queue);
+    const [row] = await deliveryRows("event_id = ?1", event.eventId);
+    const message = (id: string) => ({ id, timestamp: new Date(), attempts: 1, body: { deliveryId: row!.delivery_id } });
+    // Both messages reach consumers at the same time.
+    const batches = [createMessageBatch("museum-webhooks", [message("m1")]), createMessageBatch("museum-webhooks", [message("m2")])];
+    await Promise.all(batches.map((batch) => worker.queue(batch as MessageBatch<{ deliveryId: string }>, env)));
+    for (const [i, batch] of batches.entries()) {
+      const result = await getQueueResult(batch, createExecutionContext());
+      expect(result.explicitAcks).toEqual([`m${i + 1}`]);
+      expect(result.retryMessages).toEqual([]);
+    }
+    const [after] = await deliveryRows("delivery_id = ?1", row!.delivery_id);
+    expect(after).toMatchObject({ status: "delivered", attempts: 1, response_status: 202 });
+    // The subscriber may see it twice, always with the same webhook-id, and dedupes by it.
+    const received = await receivedBy(url);
+    expect(received.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(received.map((r) => r.headers["webhook-id"]))).toEqual(new Set([row!.delivery_id]));
+    for (const r of received) expect(verifyDelivery(hook.secret, r)).toEqual(event);
   });
 });

@@ -41,7 +41,8 @@ export type DeliveryDbRow = {
   status: string;
   attempts: number;
   response_status: number | null;
-  enqueued_at: string | null;
+  created_at: string;
+  resent_at: string | null;
 };
 
 export async function deliveryRows(where: string, ...params: unknown[]): Promise<DeliveryDbRow[]> {
