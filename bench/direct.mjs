@@ -35,9 +35,13 @@ export function ownWorkerd() {
 }
 
 export class DirectMiniflare {
-  /** `inspect`: open workerd's inspector and attach to the Worker (its heap, for the soak). */
-  constructor({ script, persistTo, secrets, inspect = false }) {
-    Object.assign(this, { script, persistTo, secrets, inspect });
+  /**
+   * `secrets` and `vars`: the Worker's, besides wrangler.toml's [vars] (its secrets are never read);
+   * `config`: another wrangler.toml (see writeConfigWithoutQueueConsumers); `inspect`: open
+   * workerd's inspector and attach to the Worker (its heap for the soak, its CPU profile).
+   */
+  constructor({ script, persistTo, secrets, vars = {}, config = join(ROOT, "wrangler.toml"), inspect = false }) {
+    Object.assign(this, { script, persistTo, secrets, vars, config, inspect });
     this.output = "";
   }
 
@@ -46,7 +50,7 @@ export class DirectMiniflare {
     const wrangler = require("wrangler");
     // wrangler.toml turned into Miniflare options (vars, D1 binding, module
     // rules, compatibility date and flags), as wrangler dev does.
-    const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"), "");
+    const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(this.config, "");
     this.port = await freePort();
     this.inspectorPort = this.inspect ? await freePort() : undefined;
     this.base = `http://127.0.0.1:${this.port}`;
@@ -55,7 +59,11 @@ export class DirectMiniflare {
       ...(this.inspect ? { inspectorPort: this.inspectorPort } : {}),
       ...workerOptions,
       // Secrets from .dev.vars must not leak in: only the bench's own.
-      bindings: { ...Object.fromEntries(Object.entries(workerOptions.bindings ?? {}).filter(([k]) => !/KEY|SECRET/.test(k))), ...this.secrets },
+      bindings: {
+        ...Object.fromEntries(Object.entries(workerOptions.bindings ?? {}).filter(([k]) => !/KEY|SECRET/.test(k))),
+        ...this.vars,
+        ...this.secrets,
+      },
       name: "museum-api",
       modules: true,
       scriptPath: this.script,

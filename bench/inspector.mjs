@@ -5,7 +5,8 @@
 // DevTools client attaches, so without one its memory grows all run long and
 // the first client to attach gets the whole backlog at once. Attached, the
 // events flow through and are dropped here. The soak also reads the Worker's
-// JS heap with it, to tell the Worker's own memory from workerd's RSS.
+// JS heap with it, to tell the Worker's own memory from workerd's RSS, and
+// the webhook pair its CPU profile.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { ROOT } from "../tools/lib/wrangler.mjs";
@@ -103,6 +104,29 @@ export class Inspector {
     await this.send("HeapProfiler.enable", {}, 5000);
     await this.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false, captureNumericValue: false }, 120_000);
     return this.heapMiB();
+  }
+
+  /**
+   * Starts V8's CPU profiler on the isolate; `stop()` returns how many
+   * samples it took while the isolate ran (not "(idle)"). workerd runs the
+   * Worker, local D1 and the local Queue broker on one thread, each in an
+   * isolate of its own, and a sample is taken only while this isolate is
+   * entered: so the count, at a fixed sampling rate, measures the Worker's
+   * own CPU apart from the local platform's (docs/performance.md, "Worker
+   * CPU apart from local D1 and Queues"). The effective rate depends on the
+   * machine's load: compare counts taken side by side, not across runs.
+   */
+  async startProfile(intervalUs = 100) {
+    await this.send("Profiler.enable");
+    await this.send("Profiler.setSamplingInterval", { interval: intervalUs });
+    await this.send("Profiler.start");
+    return {
+      stop: async () => {
+        const { profile } = await this.send("Profiler.stop", {}, 120_000);
+        const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
+        return { samples: profile.samples.length, busySamples: profile.samples.filter((id) => !idle.has(id)).length };
+      },
+    };
   }
 
   close() {

@@ -209,12 +209,15 @@ async function runScenario(server, scenario, ctx, cfg, env) {
   if (settle && !(await settle(env))) warmupFailures += 1;
 
   const meter = startCpuMeter(server);
+  const profile = await env.profiler?.startProfile();
   const deliveriesBefore = env.receiver?.received();
   const load =
     scenario.mode === "amount"
       ? await runLoad({ base, connections, amount: amountOf(scenario, cfg), requests: scenario.requests(ctx), expect })
       : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
   const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
+  const isolate = profile && (await profile.stop());
+  if (isolate) isolate.busySamplesPerRequest = isolate.busySamples / Math.max(1, load.requests);
   const background = settle ? await measureSettle(server, scenario, env, deliveriesBefore) : undefined;
   if (background?.cpuMsPerDelivery !== undefined) {
     // The load's Worker CPU less the deliveries' estimated share: the requests' own.
@@ -237,6 +240,7 @@ async function runScenario(server, scenario, ctx, cfg, env) {
     // A scenario whose off-path work never finished failed too.
     failures: load.unexpected + load.errors + warmupFailures + (load.requests === 0 ? 1 : 0) + (background && !background.drained ? 1 : 0),
     cpuMs,
+    isolate,
     background,
   };
 }
@@ -453,7 +457,7 @@ async function prepareDatabases(run, work, results) {
     results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
   }
   results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
-  return { dbs, today, envFile, signingKey };
+  return { dbs, today, envFile, secrets, signingKey };
 }
 
 /** The request context of the scenarios against one database. */
@@ -486,6 +490,20 @@ function serverPasses({ cfg, scenarios, runSoak }) {
       list: scenarios.filter((s) => s.kind === "webhooks"),
       soak: false,
     },
+    // And once more without wrangler dev, the Worker's isolate under V8's profiler: its own CPU,
+    // apart from local D1's and the local Queue broker's (bench/inspector.mjs, startProfile).
+    {
+      dbName: "small",
+      direct: true,
+      queueConsumer: false,
+      profileIsolate: true,
+      // One request at a time: the profiler's sampling thread then gets a core when it should.
+      connections: 1,
+      scale: 2,
+      rounds: cfg.smoke ? 1 : 6,
+      list: scenarios.filter((s) => s.kind === "webhooks"),
+      soak: false,
+    },
     // The soak gets a fresh server with a DevTools client attached from the
     // start, to read the Worker's heap (bench/inspector.mjs).
     { dbName: "small", direct: false, list: [], soak: runSoak },
@@ -507,7 +525,7 @@ function serverPasses({ cfg, scenarios, runSoak }) {
 /** Bench-only: webhook subscriptions may point at the bench's loopback receiver. */
 const BENCH_VARS = { WEBHOOK_ALLOW_LOOPBACK: "true" };
 
-function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) {
+function serverFor(pass, { work, envFile, secrets, signingKey, script, distanceScript }) {
   const persistTo = join(work, `d1-${pass.dbName}`);
   if (pass.distance !== undefined) {
     const logPath = join(work, `wrangler-distance-${pass.distance}.log`);
@@ -515,6 +533,7 @@ function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) 
   }
   if (pass.queueConsumer === false) {
     const config = writeConfigWithoutQueueConsumers(join(work, "wrangler-no-queue-consumer.toml"));
+    if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets, vars: BENCH_VARS, config, inspect: pass.profileIsolate });
     return new WranglerDev({ script, config, persistTo, envFile, logPath: join(work, "wrangler-no-queue-consumer.log"), vars: BENCH_VARS });
   }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
@@ -525,8 +544,10 @@ function serverFor(pass, { work, envFile, signingKey, script, distanceScript }) 
 async function runPass(pass, setup, results, servers) {
   const { cfg } = setup;
   const server = serverFor(pass, setup);
-  const label = pass.direct
-    ? "Miniflare directly"
+  const label = pass.profileIsolate
+    ? "Miniflare directly, no Queue consumer, the Worker's isolate profiled"
+    : pass.direct
+      ? "Miniflare directly"
     : pass.distance !== undefined
       ? `wrangler dev, distance bundle, D1 ${pass.distance} ms away`
       : pass.queueConsumer === false
@@ -557,8 +578,10 @@ async function runPass(pass, setup, results, servers) {
 async function runScenarios(pass, server, ctx, setup, results) {
   const { cfg } = setup;
   const distant = pass.distance !== undefined;
-  const into = pass.direct
-    ? (results.direct ??= [])
+  const into = pass.profileIsolate
+    ? (results.isolatePair ??= [])
+    : pass.direct
+      ? (results.direct ??= [])
     : distant
       ? ((results.distance ??= {})[pass.distance] ??= [])
       : pass.queueConsumer === false
@@ -569,7 +592,7 @@ async function runScenarios(pass, server, ctx, setup, results) {
   const scale = pass.scale ?? 1;
   const scenarioCfg = distant
     ? { ...cfg, duration, connections: 1 }
-    : { ...cfg, duration, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
+    : { ...cfg, duration, connections: pass.connections ?? cfg.connections, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
   const rounds = pass.rounds ?? 1;
   // Round after round, the list in order, then reversed (A B, B A, A B...): a trend in the machine's
   // load or the isolate's warmth falls on both sides alike.
@@ -582,6 +605,7 @@ async function runScenarios(pass, server, ctx, setup, results) {
     // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
     const count = scenario.mode === "amount" ? 1 + warmupOf(scenario, scenarioCfg) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
     const env = { base: server.base, ctx, cfg: scenarioCfg, receiver: setup.receiver, count, queueConsumer: pass.queueConsumer !== false };
+    if (pass.profileIsolate) env.profiler = server.inspector;
     if (scenario.prepare) {
       log("    preparing (bench/scenario-setup.mjs)…");
       await scenario.prepare(env);
@@ -663,7 +687,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.withoutQueueConsumer ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.withoutQueueConsumer ?? []), ...(results.isolatePair ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 
