@@ -46,6 +46,13 @@ export function checkBudgets(results) {
   return [...checks, ...webhookChecks(results), ...checkDistanceBudgets(results)];
 }
 
+/** The median; of an even count, the mean of the middle two. */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** Issue 13's pair, round by round: [{ round, none, hooks }] of `runs` (one pass's results). */
 function pairRounds(runs = []) {
   const rounds = new Map();
@@ -72,8 +79,7 @@ function pairRatios(runs) {
     ...e,
     ...Object.fromEntries(Object.entries(PAIR_MEASURES).map(([key, of]) => [key, of(e.hooks) / of(e.none)])),
   }));
-  const median = (key) => percentile(rounds.map((e) => e[key]).sort((a, b) => a - b), 50);
-  return { rounds, ...Object.fromEntries(Object.keys(PAIR_MEASURES).map((key) => [key, median(key)])) };
+  return { rounds, ...Object.fromEntries(Object.keys(PAIR_MEASURES).map((key) => [key, median(rounds.map((e) => e[key]))])) };
 }
 
 /**
