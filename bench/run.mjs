@@ -713,7 +713,9 @@ async function main(argv) {
   if (run.cfg.waitQuiet) await waitForQuiet();
   const wallStart = performance.now();
   const results = {
-    mode: run.cfg.smoke ? "smoke" : "full",
+    mode: run.cfg.smoke ? "smoke" : run.cfg.only ? "partial" : "full",
+    // What it was run with (the --out path left out): the report says how to repeat it.
+    args: argv.filter((arg, i) => arg !== "--out" && !arg.startsWith("--out=") && argv[i - 1] !== "--out"),
     startedAt: new Date().toISOString(),
     settings: { ...run.cfg, out: undefined },
     machine: machine(),
