@@ -19,8 +19,9 @@ export function percentile(sorted, p) {
  * socket error or timeout is an error. `sequence` (n > 1): each connection's
  * requests are steps of n, and the latencies are those of whole sequences
  * (the sum of their steps' response times); `requests` still counts responses.
+ * `rate`: at most this many requests a second in all (autocannon's overallRate).
  */
-export async function runLoad({ base, connections, duration, amount, requests, headers, expect, timeout = 30, sequence = 1 }) {
+export async function runLoad({ base, connections, duration, amount, rate, requests, headers, expect, timeout = 30, sequence = 1 }) {
   const url = new URL(base);
   const latencies = [];
   const statuses = {};
@@ -32,6 +33,7 @@ export async function runLoad({ base, connections, duration, amount, requests, h
     headers,
     requests,
     ...(amount ? { amount } : { duration }),
+    ...(rate ? { overallRate: rate } : {}),
   };
   const started = performance.now();
   const instance = autocannon(opts);

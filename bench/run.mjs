@@ -213,7 +213,7 @@ async function runScenario(server, scenario, ctx, cfg, env) {
   const deliveriesBefore = env.receiver?.received();
   const load =
     scenario.mode === "amount"
-      ? await runLoad({ base, connections, amount: amountOf(scenario, cfg), requests: scenario.requests(ctx), expect })
+      ? await runLoad({ base, connections, amount: amountOf(scenario, cfg), rate: cfg.rate, requests: scenario.requests(ctx), expect })
       : await runLoad({ base, connections, duration: cfg.duration, requests: scenario.requests(ctx), expect, sequence: scenario.sequence });
   const { cpuMs, loadGeneratorMs, otherCores } = meter.stop(load);
   const isolate = profile && (await profile.stop());
@@ -478,27 +478,20 @@ function scenarioContext(db, today, firstCount) {
 function serverPasses({ cfg, scenarios, runSoak }) {
   return [
     { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
-    // The webhook pair again with no Queue consumer: both sides' requests alone in the metered process.
-    // Its sides alternate, round after round (see runScenarios), and the median of the rounds' ratios is checked;
-    // 2× the requests and warm-up a round (a fresh isolate's first requests run before the JIT has warmed).
-    {
-      dbName: "small",
-      direct: false,
-      queueConsumer: false,
-      scale: 2,
-      rounds: cfg.smoke ? 1 : 6,
-      list: scenarios.filter((s) => s.kind === "webhooks"),
-      soak: false,
-    },
-    // And once more without wrangler dev, the Worker's isolate under V8's profiler: its own CPU,
-    // apart from local D1's and the local Queue broker's (bench/inspector.mjs, startProfile).
+    // Issue 13's pair again, on Miniflare directly with no Queue consumer, so no delivery runs in the
+    // metered process; the Worker's isolate under V8's profiler (its own CPU, apart from local D1's and
+    // the local Queue broker's: bench/inspector.mjs, startProfile). Its sides alternate round after
+    // round (see runScenarios), and the median of the rounds' ratios is checked.
     {
       dbName: "small",
       direct: true,
       queueConsumer: false,
       profileIsolate: true,
-      // One request at a time: the profiler's sampling thread then gets a core when it should.
+      // One request at a time, 100 a second: a request's latency is its own, not a wait behind the
+      // previous one's work after its response (the Queue send, which local D1 and the local broker
+      // share a thread with); and the profiler's sampling thread gets a core when it should.
       connections: 1,
+      rate: 100,
       scale: 2,
       rounds: cfg.smoke ? 1 : 6,
       list: scenarios.filter((s) => s.kind === "webhooks"),
@@ -533,8 +526,7 @@ function serverFor(pass, { work, envFile, secrets, signingKey, script, distanceS
   }
   if (pass.queueConsumer === false) {
     const config = writeConfigWithoutQueueConsumers(join(work, "wrangler-no-queue-consumer.toml"));
-    if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets, vars: BENCH_VARS, config, inspect: pass.profileIsolate });
-    return new WranglerDev({ script, config, persistTo, envFile, logPath: join(work, "wrangler-no-queue-consumer.log"), vars: BENCH_VARS });
+    return new DirectMiniflare({ script, persistTo, secrets, vars: BENCH_VARS, config, inspect: pass.profileIsolate });
   }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
   return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak, vars: BENCH_VARS });
@@ -548,15 +540,13 @@ async function runPass(pass, setup, results, servers) {
     ? "Miniflare directly, no Queue consumer, the Worker's isolate profiled"
     : pass.direct
       ? "Miniflare directly"
-    : pass.distance !== undefined
-      ? `wrangler dev, distance bundle, D1 ${pass.distance} ms away`
-      : pass.queueConsumer === false
-        ? "wrangler dev, no Queue consumer"
+      : pass.distance !== undefined
+        ? `wrangler dev, distance bundle, D1 ${pass.distance} ms away`
         : "wrangler dev";
   servers.add(server);
   log(`==> starting ${label} (${pass.dbName} database)`);
   await server.start();
-  const main = !pass.direct && pass.distance === undefined && pass.queueConsumer !== false;
+  const main = !pass.direct && pass.distance === undefined;
   if (main && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
   log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
   const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20);
@@ -584,15 +574,13 @@ async function runScenarios(pass, server, ctx, setup, results) {
       ? (results.direct ??= [])
     : distant
       ? ((results.distance ??= {})[pass.distance] ??= [])
-      : pass.queueConsumer === false
-        ? (results.withoutQueueConsumer ??= [])
-        : results.scenarios;
+      : results.scenarios;
   const duration = pass.direct ? cfg.directDuration : distant ? cfg.distanceDuration : cfg.duration;
   // At a distance, latency is what is measured: one connection, so no request queues behind another's CPU.
   const scale = pass.scale ?? 1;
   const scenarioCfg = distant
     ? { ...cfg, duration, connections: 1 }
-    : { ...cfg, duration, connections: pass.connections ?? cfg.connections, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
+    : { ...cfg, duration, connections: pass.connections ?? cfg.connections, rate: pass.rate, eventCreates: cfg.eventCreates * scale, warmupScale: scale };
   const rounds = pass.rounds ?? 1;
   // Round after round, the list in order, then reversed (A B, B A, A B...): a trend in the machine's
   // load or the isolate's warmth falls on both sides alike.
@@ -600,7 +588,7 @@ async function runScenarios(pass, server, ctx, setup, results) {
     (i % 2 === 0 ? pass.list : [...pass.list].reverse()).map((scenario) => ({ scenario, round: i + 1 })),
   ).flat();
   for (const { scenario, round } of runs) {
-    const where = pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : pass.queueConsumer === false ? " (no Queue consumer)" : "";
+    const where = pass.profileIsolate ? " (Miniflare directly, no Queue consumer)" : pass.direct ? " (Miniflare directly)" : distant ? ` (D1 ${pass.distance} ms away)` : "";
     log(`==> ${scenario.id}${where}${rounds > 1 ? `, round ${round} of ${rounds}` : ""}: ${scenario.title}`);
     // Every request it will send: the probe, the warm-up, the load, and two passes counting round trips.
     const count = scenario.mode === "amount" ? 1 + warmupOf(scenario, scenarioCfg) + amountOf(scenario, scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
@@ -687,7 +675,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.withoutQueueConsumer ?? []), ...(results.isolatePair ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.isolatePair ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 

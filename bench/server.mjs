@@ -105,10 +105,9 @@ export class WranglerDev {
    *   inspector.mjs): no unbounded event buffer in wrangler's proxy, and the Worker's heap can
    *   be read; costs CPU per request (every event then travels to the client)
    * @param {Record<string, string>} [o.vars] Worker variables (`wrangler dev --var`)
-   * @param {string} [o.config] another wrangler.toml (see writeConfigWithoutQueueConsumers)
    */
-  constructor({ script, persistTo, envFile, logPath, attachInspector = false, vars = {}, config }) {
-    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector, vars, config });
+  constructor({ script, persistTo, envFile, logPath, attachInspector = false, vars = {} }) {
+    Object.assign(this, { script, persistTo, envFile, logPath, attachInspector, vars });
   }
 
   async start({ timeoutMs = 60_000 } = {}) {
@@ -117,7 +116,6 @@ export class WranglerDev {
       // The script is already bundled: wrangler serves it as it is and does
       // not watch src/, so edits made during a run cannot reload the Worker.
       script: this.script,
-      config: this.config,
       persistTo: this.persistTo,
       envFile: this.envFile,
       vars: this.vars,

@@ -18,13 +18,13 @@ import { ROOT, WRANGLER_CONFIG, wranglerCommand, wranglerEnv } from "./wrangler.
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function devArguments({ ip, port, config = WRANGLER_CONFIG, persistTo, vars, envFile, script, inspectorPort, logLevel, extraArgs }) {
+function devArguments({ ip, port, persistTo, vars, envFile, script, inspectorPort, logLevel, extraArgs }) {
   return [
     "dev",
     // A prebuilt Worker (the bench): served as it is, src/ not watched.
     ...(script ? [script, "--no-bundle"] : []),
     // Named explicitly: with a script argument wrangler would not look for it.
-    "--config", config,
+    "--config", WRANGLER_CONFIG,
     "--ip", ip,
     "--port", String(port),
     "--show-interactive-dev-session=false",
@@ -40,8 +40,7 @@ function devArguments({ ip, port, config = WRANGLER_CONFIG, persistTo, vars, env
 /**
  * Starts `wrangler dev` and waits until `/healthz` answers 200.
  *
- * Options: `ip` (127.0.0.1), `port` (a free one), `config` (another
- * wrangler.toml than the project's; the bench's), `persistTo` (local state
+ * Options: `ip` (127.0.0.1), `port` (a free one), `persistTo` (local state
  * directory; wrangler's default otherwise), `vars` (extra Worker variables),
  * `envFile` (instead of .dev.vars), `script` (a prebuilt Worker),
  * `inspectorPort`, `logLevel`, `extraArgs` (more `wrangler dev` arguments),
