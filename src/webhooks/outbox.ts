@@ -96,7 +96,10 @@ export async function sweepUnsentDeliveries(env: OutboxEnv): Promise<number> {
 
 /**
  * After an event change: its deliveries go to the Queue once the response is
- * on its way. Nothing is written back: the request's one D1 round trip stays
+ * on its way. The send starts on a timer, after the handler has returned:
+ * started at once, the messages' serialisation and the Queue's subrequest
+ * would run before the response leaves (docs/performance.md, "The request's
+ * own cost"). Nothing is written back: the request's one D1 round trip stays
  * its only one, and a row the Queue never got is found by its age.
  */
 export function publishDeliveries(
@@ -104,5 +107,6 @@ export function publishDeliveries(
   deliveryIds: string[],
 ): void {
   if (deliveryIds.length === 0) return;
-  context.executionCtx.waitUntil(enqueueDeliveries(context.env.WEBHOOK_QUEUE, deliveryIds));
+  const queue = context.env.WEBHOOK_QUEUE;
+  context.executionCtx.waitUntil(scheduler.wait(0).then(() => enqueueDeliveries(queue, deliveryIds)));
 }
