@@ -493,7 +493,7 @@ function serverPasses({ cfg, scenarios, runSoak }) {
       connections: 1,
       rate: 100,
       scale: 2,
-      rounds: cfg.smoke ? 1 : 6,
+      rounds: cfg.smoke ? 1 : 20,
       list: scenarios.filter((s) => s.kind === "webhooks"),
       soak: false,
     },
