@@ -441,7 +441,6 @@ async function prepareDatabases(run, work, results) {
   const today = todayIn(timeZone);
   const envFile = join(work, "bench.env");
   const secrets = throwawaySecrets();
-  const signingKey = secrets.TICKET_SIGNING_KEY;
   writeFileSync(envFile, Object.entries(secrets).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
   const dbs = {};
   if (run.needsSmall) {
@@ -457,7 +456,7 @@ async function prepareDatabases(run, work, results) {
     results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
   }
   results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
-  return { dbs, today, envFile, secrets, signingKey };
+  return { dbs, today, envFile, secrets };
 }
 
 /** The request context of the scenarios against one database. */
@@ -518,7 +517,7 @@ function serverPasses({ cfg, scenarios, runSoak }) {
 /** Bench-only: webhook subscriptions may point at the bench's loopback receiver. */
 const BENCH_VARS = { WEBHOOK_ALLOW_LOOPBACK: "true" };
 
-function serverFor(pass, { work, envFile, secrets, signingKey, script, distanceScript }) {
+function serverFor(pass, { work, envFile, secrets, script, distanceScript }) {
   const persistTo = join(work, `d1-${pass.dbName}`);
   if (pass.distance !== undefined) {
     const logPath = join(work, `wrangler-distance-${pass.distance}.log`);
@@ -528,7 +527,7 @@ function serverFor(pass, { work, envFile, secrets, signingKey, script, distanceS
     const config = writeConfigWithoutQueueConsumers(join(work, "wrangler-no-queue-consumer.toml"));
     return new DirectMiniflare({ script, persistTo, secrets, vars: BENCH_VARS, config, inspect: pass.profileIsolate });
   }
-  if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets: { TICKET_SIGNING_KEY: signingKey }, inspect: pass.soak });
+  if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets, inspect: pass.soak });
   return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak, vars: BENCH_VARS });
 }
 

@@ -9,9 +9,11 @@ import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
 import { clearD1Faults, injectD1Faults } from "../d1-faults";
 import { api, authHeader, createEvent, eventBody, type EventJson } from "../helpers";
 import {
+  blackHoleQueue,
   deliveriesOnceStatus,
   deliveryRows,
   eventually,
+  receivedAtLeastOne,
   receivedBy,
   subscribe,
   subscriberUrl,
@@ -35,10 +37,7 @@ describe("deliveries", () => {
     const got = await api(`/v1.1/special-events/${event.eventId}`);
     const getBody = await got.text();
     for (const [i, url] of urls.entries()) {
-      const [received] = await eventually(async () => {
-        const r = await receivedBy(url);
-        return r.length > 0 ? r : undefined;
-      }, `delivery to ${url}`);
+      const [received] = await receivedAtLeastOne(url, `delivery to ${url}`);
       expect(received!.body).toBe(getBody);
       expect(verifyDelivery(hooks[i]!.secret, received!)).toEqual(JSON.parse(getBody));
       expect(received!.headers["content-type"]).toBe("application/json");
@@ -156,20 +155,10 @@ describe("deliveries", () => {
 const failingQueue = {
   send: () => Promise.reject(new Error("queue unavailable")),
   sendBatch: () => Promise.reject(new Error("queue unavailable")),
-};
-
-/** A Queue that accepts messages and never delivers them (as if it had lost them); `sent` has their bodies. */
-function blackHoleQueue() {
-  const sent: unknown[] = [];
-  const queue = {
-    send: async (body: unknown) => void sent.push(body),
-    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
-  };
-  return { sent, queue };
-}
+} as unknown as Queue;
 
 /** POST /special-events through the Worker with `queue` as its webhook Queue; waits for its waitUntil work. */
-async function createEventWithQueue(queue: object): Promise<EventJson> {
+async function createEventWithQueue(queue: Queue): Promise<EventJson> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request("https://museum.test/v1.1/special-events", {
@@ -177,7 +166,7 @@ async function createEventWithQueue(queue: object): Promise<EventJson> {
       headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
       body: JSON.stringify(eventBody()),
     }),
-    { ...env, WEBHOOK_QUEUE: queue as Queue },
+    { ...env, WEBHOOK_QUEUE: queue },
     ctx,
   );
   await waitOnExecutionContext(ctx);
@@ -209,10 +198,7 @@ describe("nothing is lost", () => {
     expect(await receivedBy(url)).toEqual([]);
 
     expect(await sweepUnsentDeliveries(env)).toBe(1);
-    const [received] = await eventually(async () => {
-      const r = await receivedBy(url);
-      return r.length > 0 ? r : undefined;
-    }, "the swept delivery");
+    const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
     expect(verifyDelivery(hook.secret, received!)).toMatchObject({ name: body.name });
   });
@@ -225,10 +211,7 @@ describe("nothing is lost", () => {
     expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", resent_at: null });
 
     expect(await sweepUnsentDeliveries(env)).toBe(1);
-    const [received] = await eventually(async () => {
-      const r = await receivedBy(url);
-      return r.length > 0 ? r : undefined;
-    }, "the swept delivery");
+    const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(verifyDelivery(hook.secret, received!)).toEqual(event);
     // Delivered: a second sweep finds nothing to send, even with no grace period.
     await deliveriesOnceStatus(event.eventId, "delivered");
@@ -246,7 +229,7 @@ describe("nothing is lost", () => {
     expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", attempts: 0, resent_at: null });
 
     const sweep = blackHoleQueue();
-    const sweepEnv = { ...env, WEBHOOK_SWEEP_GRACE_SECONDS: "300", WEBHOOK_QUEUE: sweep.queue as unknown as Queue };
+    const sweepEnv = { ...env, WEBHOOK_SWEEP_GRACE_SECONDS: "300", WEBHOOK_QUEUE: sweep.queue };
     // Within the grace period the Queue is trusted: nothing is re-sent.
     expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
     await age(row!.delivery_id, "created_at", 240);
@@ -267,10 +250,7 @@ describe("nothing is lost", () => {
 
     // Through the real Queue at last: delivered once, with the delivery's id.
     expect(await sweepUnsentDeliveries(env)).toBe(1);
-    const [received] = await eventually(async () => {
-      const r = await receivedBy(url);
-      return r.length > 0 ? r : undefined;
-    }, "the swept delivery");
+    const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
     expect(verifyDelivery(hook.secret, received!)).toEqual(event);
     await deliveriesOnceStatus(event.eventId, "delivered");

@@ -19,6 +19,24 @@ export async function receivedBy(url: string): Promise<Received[]> {
   return (await res.json()) as Received[];
 }
 
+/** Waits until `url` has received at least one delivery; returns what it has (`what` names the wait). */
+export function receivedAtLeastOne(url: string, what: string): Promise<Received[]> {
+  return eventually(async () => {
+    const r = await receivedBy(url);
+    return r.length > 0 ? r : undefined;
+  }, what);
+}
+
+/** A Queue that accepts messages and never delivers them (as if it had lost them); `sent` has their bodies. */
+export function blackHoleQueue(): { sent: unknown[]; queue: Queue } {
+  const sent: unknown[] = [];
+  const queue = {
+    send: async (body: unknown) => void sent.push(body),
+    sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
+  };
+  return { sent, queue: queue as unknown as Queue };
+}
+
 export type CreatedWebhook = { webhookId: string; url: string; description?: string; createdAt: string; secret: string };
 
 export async function subscribe(url: string, description?: string): Promise<CreatedWebhook> {

@@ -1,14 +1,14 @@
 // The outbox's hand-off to the Queue after an event change (src/webhooks/outbox.ts).
 import { describe, expect, it } from "vitest";
 import { publishDeliveries } from "../../src/webhooks/outbox";
+import { blackHoleQueue } from "./helpers";
 
-/** A Queue that records what it is sent, and an execution context that keeps what it is handed. */
+/** The handler context `publishDeliveries` needs, with a recording Queue; `handedOver` has what went to waitUntil. */
 function recording() {
-  const sent: unknown[] = [];
+  const { sent, queue } = blackHoleQueue();
   const handedOver: Promise<unknown>[] = [];
-  const queue = { sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)) };
   const context = {
-    env: { WEBHOOK_QUEUE: queue as unknown as Queue },
+    env: { WEBHOOK_QUEUE: queue },
     executionCtx: { waitUntil: (promise: Promise<unknown>) => void handedOver.push(promise) },
   };
   return { sent, handedOver, context };
