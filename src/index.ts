@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
-import { purgeExpiredIdempotencyKeys } from "./tickets/idempotency-queries";
+import { purgeExpiredIdempotencyKeys } from "./idempotency/keys";
 import { log } from "./platform/log";
 import { deliverBatch } from "./webhooks/deliver";
 import { type DeliveryMessage, sweepUnsentDeliveries } from "./webhooks/outbox";

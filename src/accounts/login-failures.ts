@@ -1,4 +1,4 @@
-import type { Db } from "../env";
+import type { Db } from "../platform/batch";
 
 /** How many failed logins a client may have in a window, and how long a window lasts. */
 export type LoginFailurePolicy = {

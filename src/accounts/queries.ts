@@ -1,4 +1,4 @@
-import type { Db } from "../env";
+import type { Db } from "../platform/batch";
 import type { AccountRole } from "./schemas";
 
 export type AccountCredentialRow = {

@@ -4,7 +4,6 @@ import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
 import { eventNotFound } from "./problems";
 import { publishDeliveries } from "../webhooks/outbox";
-import * as queries from "./queries";
 import * as service from "./service";
 import type * as routes from "./routes";
 
@@ -28,7 +27,7 @@ export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents>
   }
   const page = { page: query.page, limit: query.limit };
   // One row more than the page tells whether a next page exists.
-  const rows = await queries.listSpecialEventsInWindow(c.var.db, {
+  const rows = await service.listEvents(c.var.db, {
     startDate,
     endDate,
     limit: page.limit + 1,
@@ -44,7 +43,7 @@ export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents>
 
 export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const event = await queries.findSpecialEvent(c.var.db, eventId);
+  const event = await service.findEvent(c.var.db, eventId);
   if (!event) throw eventNotFound(eventId);
   return c.json(event, 200);
 };

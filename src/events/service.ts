@@ -1,26 +1,31 @@
-// The event writes: the tickets of an event follow its changes (through the
-// tickets feature's one entry point), and every created or updated event is
-// published to the webhook subscribers (through the webhooks feature's
-// outbox), all in the change's one D1 batch.
-import type { Db } from "../env";
-import { ticketsFollow } from "../tickets/cancel";
-import { eventDeliveriesBatch } from "../webhooks/outbox";
-import * as queries from "./queries";
+// The event writes, each one D1 batch: the event's statements, the tickets'
+// part (sold tickets follow a deletion or a change of dates) and the webhook
+// outbox's (one delivery per subscription for every create or update).
+import { Batch, type Db, runStep } from "../platform/batch";
+import { followTickets } from "../tickets/follow";
+import { insertEventDeliveries } from "../webhooks/statements";
+import * as statements from "./statements";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 /** An event as written, and the webhook deliveries recorded with it (for the Queue, once the response is on its way). */
 export type PublishedEvent = { event: SpecialEvent; deliveryIds: string[] };
 
-function publication(eventId: string) {
-  return { eventId, payloadSql: queries.EVENT_PAYLOAD_SQL };
+/** Reads the event back and records its deliveries, last in the change's batch (they see the event as changed). */
+function addPublication(batch: Batch, eventId: string) {
+  return {
+    event: batch.add(statements.selectActiveEvent(batch.db, eventId)),
+    deliveries: batch.add(insertEventDeliveries(batch.db, eventId, statements.eventPayload(eventId))),
+  };
 }
 
 /** Creates an event; no ticket can know it yet. */
 export async function createEvent(db: Db, input: CreateSpecialEventRequest): Promise<PublishedEvent> {
   const eventId = crypto.randomUUID();
-  const outbox = eventDeliveriesBatch(db, publication(eventId), (statements) => db.batch(statements));
-  const event = await queries.insertSpecialEvent(db, eventId, input, outbox.runBatch);
-  return { event, deliveryIds: outbox.deliveryIds() };
+  const batch = new Batch(db);
+  for (const step of statements.insertEvent(db, eventId, input)) batch.add(step);
+  const published = addPublication(batch, eventId);
+  await batch.run();
+  return { event: published.event.value!, deliveryIds: published.deliveries.value };
 }
 
 /**
@@ -35,13 +40,29 @@ export async function updateEvent(
   changes: UpdateSpecialEventRequest,
   cancelTickets: boolean,
 ): Promise<PublishedEvent | null> {
-  const tickets = ticketsFollow(db, { kind: "event-changed", eventId, dates: changes.dates, cancelTickets });
-  const outbox = eventDeliveriesBatch(db, publication(eventId), tickets);
-  const event = await queries.writeSpecialEventChanges(db, eventId, changes, outbox.runBatch);
-  return event && { event, deliveryIds: outbox.deliveryIds() };
+  const batch = new Batch(db);
+  const tickets = followTickets(batch, { kind: "event-changed", eventId, dates: changes.dates, cancelTickets });
+  for (const step of statements.updateEventFields(db, eventId, changes)) batch.add(step);
+  const published = addPublication(batch, eventId);
+  await tickets.settle(batch.run());
+  const event = published.event.value;
+  return event && { event, deliveryIds: published.deliveries.value };
 }
 
 /** Cancels an event and, in the same batch, the tickets sold for it. False when no active event has that id. */
-export function cancelEvent(db: Db, eventId: string): Promise<boolean> {
-  return queries.cancelSpecialEvent(db, eventId, ticketsFollow(db, { kind: "event-deleted", eventId }));
+export async function cancelEvent(db: Db, eventId: string): Promise<boolean> {
+  const batch = new Batch(db);
+  const tickets = followTickets(batch, { kind: "event-deleted", eventId });
+  const cancelled = batch.add(statements.markEventCancelled(db, eventId));
+  await tickets.settle(batch.run());
+  return cancelled.value;
+}
+
+/** An active (not deleted) event, or null. */
+export function findEvent(db: Db, eventId: string): Promise<SpecialEvent | null> {
+  return runStep(statements.selectActiveEvent(db, eventId));
+}
+
+export function listEvents(db: Db, window: statements.EventWindow): Promise<SpecialEvent[]> {
+  return runStep(statements.listEventsInWindow(db, window));
 }

@@ -1,4 +1,4 @@
-import type { Db } from "../env";
+import type { Db } from "../platform/batch";
 
 /** Throws when the database does not answer. */
 export async function pingDatabase(db: Db): Promise<void> {

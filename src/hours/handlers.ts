@@ -4,7 +4,6 @@ import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
 import { ProblemError } from "../http/problem";
 import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
-import * as queries from "./queries";
 import * as service from "./service";
 import type * as routes from "./routes";
 import { WEEKDAYS, type WeeklyScheduleBody } from "./schemas";
@@ -22,7 +21,7 @@ export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = asy
   const yearFromStart = addDays(startDate, PUBLISHED_DAYS_AHEAD);
   const endDate = yearFromStart < lastPublished ? yearFromStart : lastPublished;
   const page = { page: query.page, limit: query.limit };
-  const calendar = await queries.loadCalendar(c.var.db, startDate, endDate);
+  const calendar = await service.loadCalendar(c.var.db, startDate, endDate);
   const days = openDays(calendar, { from: startDate, to: endDate }, { skip: pageOffset(page), take: page.limit + 1 });
   const url = new URL(c.req.url);
   url.searchParams.set("startDate", startDate);
@@ -32,7 +31,7 @@ export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = asy
 };
 
 export const getWeeklySchedule: AppRouteHandler<typeof routes.getWeeklySchedule> = async (c) =>
-  c.json(toBody(await queries.readWeeklySchedule(c.var.db)), 200);
+  c.json(toBody(await service.readWeeklySchedule(c.var.db)), 200);
 
 export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklySchedule> = async (c) => {
   const body = c.req.valid("json");
@@ -41,7 +40,7 @@ export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklyS
     const hours = body[day];
     if (hours) schedule[index] = hours;
   });
-  await queries.writeWeeklySchedule(c.var.db, schedule);
+  await service.writeWeeklySchedule(c.var.db, schedule);
   return c.json(toBody(schedule), 200);
 };
 
@@ -52,7 +51,7 @@ export const listHoursExceptions: AppRouteHandler<typeof routes.listHoursExcepti
   if (endDate < startDate) {
     throw validationProblem([{ path: "query.endDate", message: `Must not be before startDate (${startDate}).` }]);
   }
-  const exceptions = await queries.readHoursExceptions(c.var.db, startDate, endDate);
+  const exceptions = await service.readHoursExceptions(c.var.db, startDate, endDate);
   return c.json(
     exceptions.map((e) => ({
       date: e.date,

@@ -3,13 +3,13 @@ import { ProblemError } from "../http/problem";
 import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { loadTicketImage, matchesIfNoneMatch, prerenderEnabled, prerenderSoldTicket, ticketImageEtag } from "./image";
-import { recallTicket, rememberTicket } from "./lookup-cache";
+import { admit } from "./admission/admit";
+import { attendanceOn } from "./admission/attendance";
+import { lookUpTicketForImage } from "./lookup";
 import { signingKeysFromEnv } from "./qr";
-import * as queries from "./queries";
 import type * as routes from "./routes";
-import { sellTicket } from "./sell";
-import { admit } from "./admit";
-import { attendanceOn, ticketStatus } from "./status";
+import { sellTicket } from "./sale/sell";
+import { ticketStatus } from "./status";
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
   const now = new Date();
@@ -40,12 +40,8 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   // A client that sends a session bookmark reads its own writes (README, "Read
   // replicas"): only a request without one may be answered from this isolate's memory.
   const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
-  let ticket = mayRecall ? recallTicket(ticketId) : undefined;
-  if (!ticket) {
-    ticket = (await queries.findTicketForImage(c.var.db, ticketId)) ?? undefined;
-    if (!ticket) throw ticketNotFound(ticketId);
-    rememberTicket(ticket);
-  }
+  const ticket = await lookUpTicketForImage(c.var.db, ticketId, mayRecall);
+  if (!ticket) throw ticketNotFound(ticketId);
 
   const keys = signingKeysFromEnv(c.env);
   const etag = await ticketImageEtag(ticket, keys);

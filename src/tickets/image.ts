@@ -1,8 +1,8 @@
 import { sha256Hex } from "../platform/crypto";
 import { log } from "../platform/log";
 import { TtlCache } from "../platform/ttl-cache";
-import { rememberTicket } from "./lookup-cache";
-import type { TicketForImage } from "./queries";
+import { rememberTicket } from "./lookup";
+import type { TicketForImage } from "./lookup";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import {
   renderTicketPng,

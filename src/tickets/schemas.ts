@@ -9,6 +9,7 @@ const TicketTypeSchema = z
       "Type of ticket being purchased. Use `general` for regular museum entry and `event` for tickets to special events.",
     example: "event",
   });
+export type TicketType = z.infer<typeof TicketTypeSchema>;
 
 const EmailSchema = z
   .email({ error: "Must be a valid e-mail address." })
@@ -138,6 +139,7 @@ export const AdmissionSchema = z
     gate: z.string().openapi({ description: "The admitting account's name.", example: "gate-north-1" }),
   })
   .openapi("Admission", { description: "A ticket admitted at a gate." });
+export type Admission = z.infer<typeof AdmissionSchema>;
 
 export const AdmissionProblemSchema = z
   .object({

@@ -1,11 +1,10 @@
-// What a ticket's state is, and a day's attendance: read models of the tickets feature.
-import type { Db } from "../env";
-import type { IsoDate } from "../platform/dates";
-import { findTicketStatus, readAttendance, type TicketStatusRow } from "./admission-queries";
-import type { AttendanceSummary, TicketStatus } from "./schemas";
+// What a ticket's state is: the tickets feature's read model of one ticket.
+import { type Db, runStep } from "../platform/batch";
+import type { TicketStatus } from "./schemas";
+import { selectTicket, type TicketRow } from "./statements";
 
 /** What names a ticket in the API's answers about it (its status, its admission). */
-export function ticketFacts(row: TicketStatusRow) {
+export function ticketFacts(row: TicketRow) {
   return {
     ticketId: row.ticket_id,
     ticketType: row.ticket_type,
@@ -17,7 +16,7 @@ export function ticketFacts(row: TicketStatusRow) {
 
 /** A ticket's status (cancelled, admitted or valid), or null for an unknown ticket. One round trip. */
 export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStatus | null> {
-  const row = await findTicketStatus(db, ticketId);
+  const row = await runStep(selectTicket(db, ticketId));
   if (!row) return null;
   return {
     ...ticketFacts(row),
@@ -25,15 +24,4 @@ export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStat
     ...(row.admitted_at === null ? {} : { admittedAt: row.admitted_at }),
     ...(row.cancelled_at === null ? {} : { cancelledAt: row.cancelled_at }),
   };
-}
-
-/** Sold, admitted and cancelled tickets for `date`, general and per event. One query. */
-export async function attendanceOn(db: Db, date: IsoDate): Promise<AttendanceSummary> {
-  const summary: AttendanceSummary = { date, general: { sold: 0, admitted: 0, cancelled: 0 }, events: [] };
-  for (const row of await readAttendance(db, date)) {
-    const counts = { sold: row.sold, admitted: row.admitted, cancelled: row.cancelled };
-    if (row.event_id === null) summary.general = counts;
-    else summary.events.push({ eventId: row.event_id, name: row.event_name ?? "", ...counts });
-  }
-  return summary;
 }

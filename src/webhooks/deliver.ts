@@ -11,7 +11,8 @@
  */
 import { log } from "../platform/log";
 import { type DeliveryMessage } from "./outbox";
-import { type AttemptOutcome, findDeliveryWork, recordAttempt } from "./queries";
+import { runStep } from "../platform/batch";
+import { type AttemptOutcome, recordAttempt, selectDeliveryWork } from "./statements";
 import { openSecret, type SealingKeys, signatureHeader } from "./signing";
 import { webhookSettings, type WebhookSettings } from "./settings";
 
@@ -29,7 +30,7 @@ export type ConsumerEnv = SealingKeys & {
 };
 
 /** Seconds before the attempt after `attempt` (1-based): base × 3^(attempt-1), plus up to 25 % jitter. */
-export function retryDelaySeconds(attempt: number, baseSeconds: number, random = Math.random()): number {
+function retryDelaySeconds(attempt: number, baseSeconds: number, random = Math.random()): number {
   const delay = baseSeconds * BACKOFF_FACTOR ** (attempt - 1);
   return Math.min(MAX_DELAY_SECONDS, Math.round(delay * (1 + random / 4)));
 }
@@ -62,7 +63,7 @@ function outcomeOf(responseStatus: number | null, attempt: number, settings: Web
 
 async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: WebhookSettings) {
   const { deliveryId } = message.body;
-  const work = await findDeliveryWork(env.DB, deliveryId);
+  const work = await runStep(selectDeliveryWork(env.DB, deliveryId));
   if (!work || work.deleted_at !== null || work.status === "delivered" || work.status === "failed") {
     message.ack();
     return;
@@ -82,7 +83,7 @@ async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, s
   );
   const attempt = work.attempts + 1;
   const outcome = outcomeOf(responseStatus, attempt, settings);
-  const recorded = await recordAttempt(env.DB, deliveryId, work.attempts, outcome);
+  const recorded = await runStep(recordAttempt(env.DB, deliveryId, work.attempts, outcome));
   log.info("webhook delivery attempt", {
     deliveryId,
     webhookId: work.webhook_id,

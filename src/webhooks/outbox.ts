@@ -1,49 +1,15 @@
 /**
- * The webhooks feature's entry point for the events feature, and the outbox:
- * - recording one delivery per subscription in the very D1 batch that
- *   changes an event (`eventDeliveriesBatch`), the body being the event as
- *   the events feature renders it, so this feature never reads events;
- * - handing recorded deliveries to the Queue: right after the change (off
- *   the request path, in waitUntil, with no write back), and from the
- *   scheduled sweep for any the Queue never got (a failed send, a crash
- *   between commit and send), told by their age.
+ * The outbox: recorded deliveries go to the Queue right after the event
+ * change that recorded them (off the request path, in waitUntil, with no
+ * write back), and from the scheduled sweep for any the Queue never got (a
+ * failed send, a crash between commit and send), told by their age. The
+ * events service records them in the change's own batch
+ * (`insertEventDeliveries` of ./statements.ts).
  */
-import type { BatchRunner, Db } from "../env";
+import { runStep } from "../platform/batch";
 import { log } from "../platform/log";
-import { findUnattemptedDeliveries, insertEventDeliveries, markResent } from "./queries";
+import { markResent, selectUnattemptedDeliveries } from "./statements";
 import { webhookSettings } from "./settings";
-
-/** What an event change publishes: the event, and how its body is read. */
-export type EventPublication = {
-  eventId: string;
-  /**
-   * A SELECT of one `payload` column, the body to deliver (JSON text), whose
-   * only parameter is ?1, the event's id; no row (no such active event):
-   * nothing is recorded.
-   */
-  payloadSql: string;
-};
-
-/** An event change's batch with the outbox's part, and the deliveries it recorded once it ran. */
-export type EventDeliveriesBatch = { runBatch: BatchRunner; deliveryIds: () => string[] };
-
-/**
- * Wraps `runBatch` (the event change's) so that the same batch, after the
- * change's own statements (the payload then reads the event as changed),
- * records one pending delivery per live subscription: both commit or
- * neither does, in one round trip. The caller's results are unchanged.
- */
-export function eventDeliveriesBatch(db: Db, publication: EventPublication, runBatch: BatchRunner): EventDeliveriesBatch {
-  let recorded: string[] = [];
-  return {
-    runBatch: async (statements) => {
-      const results = await runBatch([...statements, insertEventDeliveries(db, publication.eventId, publication.payloadSql)]);
-      recorded = (results.at(-1)!.results as { delivery_id: string }[]).map((row) => row.delivery_id);
-      return results.slice(0, -1);
-    },
-    deliveryIds: () => recorded,
-  };
-}
 
 /** A Queue message: one delivery, by id (the row in D1 holds the rest). */
 export type DeliveryMessage = { deliveryId: string };
@@ -88,9 +54,9 @@ async function enqueueDeliveries(queue: Queue, deliveryIds: string[]): Promise<s
  */
 export async function sweepUnsentDeliveries(env: OutboxEnv): Promise<number> {
   const { sweepGraceSeconds } = webhookSettings(env);
-  const ids = await findUnattemptedDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT);
+  const ids = await runStep(selectUnattemptedDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT));
   const resent = await enqueueDeliveries(env.WEBHOOK_QUEUE, ids);
-  if (resent.length > 0) await markResent(env.DB, resent);
+  if (resent.length > 0) await runStep(markResent(env.DB, resent));
   return resent.length;
 }
 

@@ -66,6 +66,8 @@ export const WebhookDeliverySchema = z
   })
   .openapi("WebhookDelivery", { description: "One delivery of an event change to a subscription." });
 
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
 export const WebhookDeliveryListSchema = z
   .array(WebhookDeliverySchema)
   .openapi("WebhookDeliveryList", { description: "A subscription's latest deliveries, newest first (at most 30)." });

@@ -294,8 +294,9 @@ describe("GET /admissions/summary", () => {
   });
 
   it("reads one index to count a day (query plan)", async () => {
-    const { ATTENDANCE_SQL } = await import("../../src/tickets/admission-queries");
-    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ATTENDANCE_SQL}`).bind("2091-03-05").all<{ detail: string }>();
+    const { attendanceQuery } = await import("../../src/tickets/statements");
+    const query = attendanceQuery("2091-03-05");
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.values).all<{ detail: string }>();
     const plan = results.map((r) => r.detail).join("\n");
     expect(plan).toContain("USING COVERING INDEX tickets_by_date (ticket_date=?)");
     expect(plan).not.toMatch(/SCAN tickets(?! USING)/);

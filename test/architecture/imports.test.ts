@@ -25,28 +25,33 @@ function unitOf(module: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   "types": [],
   "platform": [],
-  "accounts": ["env.ts"],
-  "env.ts": ["accounts/schemas.ts"],
+  "accounts": ["env.ts", "platform"],
+  "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
   "http": ["env.ts", "platform"],
   "middleware": ["env.ts", "platform", "http", "accounts"],
-  // Hours reach tickets through tickets/cancel.ts only (a closure cancels or keeps sold tickets).
-  "hours": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts"],
-  // Tickets read events through events/lookup.ts; the open-day rule is the hours feature's.
+  // Idempotency-Keys: any feature's write may be made safe to retry with one.
+  "idempotency": ["platform"],
+  // A closure's batch carries the tickets' part (tickets/follow.ts).
+  "hours": ["env.ts", "platform", "http", "middleware", "tickets/follow.ts"],
+  // Tickets put the events' and the hours' read fragments in their own statements.
   "tickets": [
-    "env.ts", "platform", "http", "middleware",
-    "hours/calendar.ts", "hours/open-day.ts",
-    "events/lookup.ts", "events/schemas.ts", "events/problems.ts",
+    "env.ts", "platform", "http", "middleware", "idempotency",
+    "hours/calendar.ts", "hours/statements.ts",
+    "events/statements.ts", "events/schemas.ts", "events/problems.ts",
   ],
-  // Webhooks never read events: the events feature hands the outbox its payload (as SQL).
+  // Webhooks never read events: the events service hands the outbox the event's payload fragment.
   "webhooks": ["env.ts", "platform", "http", "middleware"],
-  // Events reach tickets through tickets/cancel.ts only, webhooks through webhooks/outbox.ts only.
-  "events": ["env.ts", "platform", "http", "middleware", "tickets/cancel.ts", "webhooks/outbox.ts"],
+  // An event change's batch carries the tickets' part and the outbox's deliveries.
+  "events": [
+    "env.ts", "platform", "http", "middleware",
+    "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
+  ],
   "health": ["env.ts", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs", "webhooks"],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [
-    "app.ts", "platform", "accounts/login-failures.ts", "tickets/idempotency-queries.ts",
+    "app.ts", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
     "webhooks/deliver.ts", "webhooks/outbox.ts",
   ],
 };
@@ -134,7 +139,7 @@ describe("the import graph of src/", () => {
 
   it("was read (every unit is known)", () => {
     expect(graph.size).toBeGreaterThan(40);
-    expect(graph.get("tickets/sell.ts")).toContain("tickets/queries.ts");
+    expect(graph.get("tickets/sale/sell.ts")).toContain("tickets/statements.ts");
     expect([...graph.keys()].map(unitOf).filter((unit) => !(unit in MAY_IMPORT))).toEqual([]);
   });
 
@@ -154,15 +159,15 @@ describe("the import graph of src/", () => {
 describe("the checks themselves", () => {
   const graphOf = (files: Record<string, string>) => importGraph(new Map(Object.entries(files)));
 
-  it("find a cycle, a back-edge into another feature's queries, and an import of app.ts", () => {
+  it("find a cycle, a back-edge into another feature's statements, and an import of app.ts", () => {
     const bad = graphOf({
-      "events/handlers.ts": 'import { x } from "../tickets/queries";\nimport * as app from "../app";',
-      "tickets/queries.ts": 'import { y } from "./sell";',
-      "tickets/sell.ts": 'import { z } from "./queries";',
+      "events/handlers.ts": 'import { x } from "../tickets/statements";\nimport * as app from "../app";',
+      "tickets/statements.ts": 'import { y } from "./status";',
+      "tickets/status.ts": 'import { z } from "./statements";',
       "app.ts": "",
     });
-    expect(cycles(bad)).toEqual(["tickets/queries.ts → tickets/sell.ts → tickets/queries.ts"]);
-    expect(forbiddenImports(bad)).toEqual(["events/handlers.ts → tickets/queries.ts", "events/handlers.ts → app.ts"]);
+    expect(cycles(bad)).toEqual(["tickets/statements.ts → tickets/status.ts → tickets/statements.ts"]);
+    expect(forbiddenImports(bad)).toEqual(["events/handlers.ts → tickets/statements.ts", "events/handlers.ts → app.ts"]);
   });
 
   it("find a name exported twice, but not an operation's route and handler", () => {

@@ -108,7 +108,7 @@ describe("D1 unavailable: 503 problem+json with Retry-After, then the next reque
     const event = await createEvent({ dates: ["2091-06-01"] });
     const cases: [D1Fault, () => Promise<Response>, number][] = [
       [{ on: "prepare", sql: "museum_weekly_hours" }, () => api("/v1.1/museum-hours/schedule"), 200],
-      [{ on: "first", sql: "FROM special_events e" }, () => api(`/v1.1/special-events/${event.eventId}`), 200],
+      [{ on: "all", sql: "FROM special_events e" }, () => api(`/v1.1/special-events/${event.eventId}`), 200],
       [{ on: "all", sql: "special_event_dates d" }, () => api("/v1.1/special-events?startDate=2091-06-01"), 200],
       [{ on: "batch", sql: "DELETE FROM museum_hours_exceptions" }, () => api("/v1.1/museum-hours/exceptions/2091-01-01", { method: "DELETE" }), 404],
       [{ on: "batch", sql: "museum_weekly_hours" }, () => api("/v1.1/museum-hours"), 200],

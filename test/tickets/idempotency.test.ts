@@ -2,16 +2,11 @@ import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import type { Db } from "../../src/env";
 import { ProblemError } from "../../src/http/problem";
-import { newConfirmationCode } from "../../src/tickets/confirmation-code";
-import {
-  claimIdempotencyKey,
-  purgeExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-} from "../../src/tickets/idempotency-queries";
-import { insertTicket } from "../../src/tickets/queries";
-import { sellTicket } from "../../src/tickets/sell";
+import { claimIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey } from "../../src/idempotency/keys";
+import type { Db } from "../../src/platform/batch";
+import { newConfirmationCode } from "../../src/tickets/sale/confirmation-code";
+import { sellTicket, writeTicket } from "../../src/tickets/sale/sell";
 import { sha256Hex } from "../../src/platform/crypto";
 import { dumpDatabase, expectProblem, expectValidationError } from "../helpers";
 import { useClock } from "../clock";
@@ -198,12 +193,12 @@ describe("a purchase stalled past the 60-second takeover", () => {
       museumNow: { today: "2026-12-01", time: "12:00" },
     });
     const before = await dumpDatabase();
-    expect(await insertTicket(env.DB, ticket(), { claim: first.claim, responseBody: "first" })).toBe("claim-lost");
+    expect(await writeTicket(env.DB, ticket(), { claim: first.claim, responseBody: "first" })).toBe("claim-lost");
     await releaseIdempotencyKey(env.DB, first.claim);
     expect(await dumpDatabase()).toBe(before);
 
     const mine = ticket();
-    expect(await insertTicket(env.DB, mine, { claim: second.claim, responseBody: "second" })).toBe("inserted");
+    expect(await writeTicket(env.DB, mine, { claim: second.claim, responseBody: "second" })).toBe("inserted");
     expect(await ticketCount(email)).toBe(1);
     const row = await env.DB.prepare("SELECT response_body, ticket_id FROM idempotency_keys WHERE idempotency_key = ?1")
       .bind(key)

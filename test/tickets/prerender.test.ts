@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IMAGE_MEMORY_TTL_MS, ticketImageEtag } from "../../src/tickets/image";
 import { renderTicketPng, signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
-import { findTicketForImage } from "../../src/tickets/queries";
+import { lookUpTicketForImage } from "../../src/tickets/lookup";
 import { useClock } from "../clock";
 import { api } from "../helpers";
 import { countRenders } from "../render-count";
@@ -33,7 +33,7 @@ async function fetchImage(ticketId: string) {
 
 /** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
 async function freshRender(ticketId: string) {
-  const ticket = (await findTicketForImage(env.DB, ticketId))!;
+  const ticket = (await lookUpTicketForImage(env.DB, ticketId, false))!;
   const keys = signingKeysFromEnv(env);
   return { etag: await ticketImageEtag(ticket, keys), png: await renderTicketPng(ticket, await signTicketToken(ticket, keys)) };
 }

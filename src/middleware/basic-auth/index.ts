@@ -2,7 +2,7 @@ import { timingSafeEqual } from "hono/utils/buffer";
 import { auth } from "hono/utils/basic-auth";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
-import type { Db } from "../../env";
+import type { Db } from "../../platform/batch";
 import {
   findActiveAccountCredential,
   selectActiveAccountCredential,

@@ -13,7 +13,7 @@ import {
   MAX_ADVANCE_REGULAR,
   UNITS_PER_EM,
 } from "./font-metrics";
-import type { TicketType } from "./token";
+import type { TicketType } from "../schemas";
 
 /**
  * Bump whenever the image's bytes change (the card's look, or how the PNG is

@@ -8,7 +8,6 @@ export {
   verifyTicketToken,
   type SigningKey,
   type SigningKeys,
-  type TicketType,
   type VerifiedTicketToken,
 } from "./token";
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";

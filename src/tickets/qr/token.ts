@@ -15,8 +15,7 @@
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
 import { toHex } from "../../platform/crypto";
-
-export type TicketType = "general" | "event";
+import type { TicketType } from "../schemas";
 
 export type SigningKey = { id: string; secret: string };
 export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };

@@ -1,25 +1,23 @@
-// Data-access tests: the query functions of src/events/queries.ts called
-// directly against the test D1 database (real migrations, no mocks).
+// Data-access tests: the events service and the statements of
+// src/events/statements.ts called directly against the test D1 database
+// (real migrations, no mocks).
 import { env } from "cloudflare:workers";
 import { clearD1Faults, injectD1Faults, withD1Faults } from "../d1-faults";
 import { describe, expect, it } from "vitest";
-import {
-  EVENT_PAYLOAD_SQL,
-  LIST_IN_WINDOW_SQL,
-  cancelSpecialEvent,
-  findSpecialEvent,
-  insertSpecialEvent as insertSpecialEventWithId,
-  listSpecialEventsInWindow,
-  writeSpecialEventChanges,
-} from "../../src/events/queries";
-import type { CreateSpecialEventRequest } from "../../src/events/schemas";
+import type { CreateSpecialEventRequest, UpdateSpecialEventRequest } from "../../src/events/schemas";
+import { cancelEvent, createEvent, findEvent, listEvents, updateEvent } from "../../src/events/service";
+import { eventPayload, eventsInWindowQuery } from "../../src/events/statements";
+import type { Db } from "../../src/platform/batch";
 import { uniqueName, yearAllocator } from "../helpers";
 
 const nextYear = yearAllocator(4000);
 
-// The service (events/service.ts) picks the new event's id; here a fresh one each time.
-const insertSpecialEvent = (db: D1Database, event: CreateSpecialEventRequest) =>
-  insertSpecialEventWithId(db, crypto.randomUUID(), event);
+const insertSpecialEvent = async (db: Db, event: CreateSpecialEventRequest) => (await createEvent(db, event)).event;
+const findSpecialEvent = findEvent;
+const cancelSpecialEvent = cancelEvent;
+const listSpecialEventsInWindow = listEvents;
+const writeSpecialEventChanges = async (db: Db, eventId: string, changes: UpdateSpecialEventRequest) =>
+  (await updateEvent(db, eventId, changes, false))?.event ?? null;
 
 function input(overrides: Partial<CreateSpecialEventRequest> = {}): CreateSpecialEventRequest {
   return {
@@ -217,13 +215,14 @@ describe("cancelSpecialEvent", () => {
   });
 });
 
-describe("EVENT_PAYLOAD_SQL (the publishNewEvent body the webhook outbox records)", () => {
+describe("eventPayload (the publishNewEvent body the webhook outbox records)", () => {
   const payloadOf = async (eventId: string) => {
-    const row = await env.DB.prepare(EVENT_PAYLOAD_SQL).bind(eventId).first<{ payload: string }>();
-    return row ? JSON.stringify(JSON.parse(row.payload)) : null;
+    const query = eventPayload(eventId);
+    const row = await env.DB.prepare(query.sql).bind(...query.values).first<{ payload: string }>();
+    return row ? row.payload : null;
   };
 
-  it("is the event exactly as findSpecialEvent returns it, whole and fractional prices, dates in order", async () => {
+  it("is the event exactly as findSpecialEvent returns it, to the letter: whole and fractional prices, dates in order", async () => {
     const y = nextYear();
     for (const price of [0, 60, 12.5, 19.99, 999999.99]) {
       const created = await insertSpecialEvent(env.DB, input({ price, dates: [`${y}-03-03`, `${y}-01-01`, `${y}-02-02`] }));
@@ -290,8 +289,9 @@ describe("listSpecialEventsInWindow", () => {
   });
 
   it("walks the special_event_dates_by_date index in output order (no temp B-tree)", async () => {
-    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${LIST_IN_WINDOW_SQL}`)
-      .bind("2030-01-01", "2030-01-08", 11, 0)
+    const query = eventsInWindowQuery({ startDate: "2030-01-01", endDate: "2030-01-08", limit: 11, offset: 0 });
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.values)
       .all<{ id: number; parent: number; detail: string }>();
     const details = results.map((r) => r.detail);
     expect(details.length).toBeGreaterThan(0);

@@ -1,21 +1,11 @@
 // Admission at the gate (docs/admission.md): the signed code first, then one batch.
-import type { Db } from "../env";
-import { PROBLEM_TYPES, ProblemError } from "../http/problem";
-import type { IsoDate } from "../platform/dates";
-import { recordAdmission } from "./admission-queries";
-import { verifyTicketToken, type SigningKeys, type TicketType } from "./qr";
-import { ticketFacts } from "./status";
-
-export type Admission = {
-  admissionId: string;
-  ticketId: string;
-  ticketType: TicketType;
-  ticketDate: IsoDate;
-  eventId?: string;
-  eventName?: string;
-  admittedAt: string;
-  gate: string;
-};
+import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
+import { Batch, type Db } from "../../platform/batch";
+import type { IsoDate } from "../../platform/dates";
+import { verifyTicketToken, type SigningKeys } from "../qr";
+import type { Admission } from "../schemas";
+import { recordAdmission } from "../statements";
+import { ticketFacts } from "../status";
 
 export type AdmissionContext = {
   keys: SigningKeys;
@@ -48,13 +38,19 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
   if (!token) throw invalidTicketCode();
 
   const admissionId = crypto.randomUUID();
-  const row = await recordAdmission(db, {
+  const batch = new Batch(db);
+  const [insertAdmission, markAdmitted, readBack] = recordAdmission(db, {
     admissionId,
     ticketId: token.ticketId,
     today: context.today,
     gate: context.gate,
     admittedAt: context.now.toISOString(),
   });
+  batch.add(insertAdmission);
+  batch.add(markAdmitted);
+  const outcome = batch.add(readBack);
+  await batch.run();
+  const row = outcome.value;
   // A genuine code for a ticket this database does not hold (it was signed
   // by another deployment sharing the key, or the data was reset) is not a
   // ticket of this museum either.

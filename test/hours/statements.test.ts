@@ -1,17 +1,12 @@
-// Data-access tests: the query functions of src/hours/queries.ts against the
-// test D1 database (real migrations, no mocks).
+// Data-access tests: the hours service and the fragments of
+// src/hours/statements.ts against the test D1 database (real migrations, no mocks).
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hoursOn, type OpeningHours, type WeeklySchedule } from "../../src/hours/calendar";
-import {
-  removeHoursException,
-  readWeeklySchedule,
-  loadCalendar,
-  writeWeeklySchedule,
-  upsertHoursException,
-} from "../../src/hours/queries";
-import { museumOpenOnSql } from "../../src/hours/open-day";
+import sql, { raw } from "sql-template-tag";
+import { clearHoursException, loadCalendar, readWeeklySchedule, setHoursException, writeWeeklySchedule } from "../../src/hours/service";
+import { museumOpenOn } from "../../src/hours/statements";
 import { addDays } from "../../src/platform/dates";
 
 // A year no other test touches.
@@ -34,20 +29,19 @@ const exceptions = fc.uniqueArray(
 
 /** Which of DAYS the SQL condition calls open, in one query. */
 async function openBySql(): Promise<string[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT value AS day FROM json_each(?1) WHERE ${museumOpenOnSql("value")} ORDER BY value`,
-  )
-    .bind(JSON.stringify(DAYS))
+  const query = sql`SELECT value AS day FROM json_each(${JSON.stringify(DAYS)}) WHERE ${museumOpenOn(raw("value"))} ORDER BY value`;
+  const { results } = await env.DB.prepare(query.sql)
+    .bind(...query.values)
     .all<{ day: string }>();
   return results.map((row) => row.day);
 }
 
-describe("museumOpenOnSql", () => {
+describe("museumOpenOn", () => {
   it("agrees with hoursOn for every day of a year, whatever the schedule and exceptions", async () => {
     const original = await readWeeklySchedule(env.DB);
     let recorded: string[] = [];
     const clearExceptions = async () => {
-      for (const day of recorded) await removeHoursException(env.DB, day);
+      for (const day of recorded) await clearHoursException(env.DB, day);
       recorded = [];
     };
     try {
@@ -56,7 +50,7 @@ describe("museumOpenOnSql", () => {
           await writeWeeklySchedule(env.DB, week);
           await clearExceptions();
           for (const exception of dated) {
-            await upsertHoursException(env.DB, exception.date, exception.hours, null);
+            await setHoursException(env.DB, exception.date, exception.hours, null, false);
             recorded.push(exception.date);
           }
 

@@ -1,16 +1,18 @@
-import type { Db } from "../env";
-import { findActiveEvent } from "../events/lookup";
-import { eventNotFound } from "../events/problems";
-import { PUBLISHED_DAYS_AHEAD } from "../hours/calendar";
-import { validationProblem } from "../http/errors";
-import { ProblemError } from "../http/problem";
-import { sha256Hex } from "../platform/crypto";
-import { addDays, type IsoDate } from "../platform/dates";
-import { log } from "../platform/log";
+// A sale (POST /tickets): the rules and the order of steps.
+import { eventNotFound } from "../../events/problems";
+import { selectActiveEvent } from "../../events/statements";
+import { PUBLISHED_DAYS_AHEAD } from "../../hours/calendar";
+import { validationProblem } from "../../http/errors";
+import { ProblemError } from "../../http/problem";
+import { claimIdempotencyKey, releaseIdempotencyKey } from "../../idempotency/keys";
+import { claimHeld, completeKey, type IdempotencyClaimHeld, selectClaimHeld } from "../../idempotency/statements";
+import { Batch, type Db, type Handle, runStep } from "../../platform/batch";
+import { sha256Hex } from "../../platform/crypto";
+import { addDays, type IsoDate } from "../../platform/dates";
+import { log } from "../../platform/log";
+import type { BuyMuseumTicketsResponse, Purchase } from "../schemas";
+import { insertTicket, type NewTicket, ticketExists } from "../statements";
 import { newConfirmationCode } from "./confirmation-code";
-import * as idempotency from "./idempotency-queries";
-import { insertTicket } from "./queries";
-import type { BuyMuseumTicketsResponse, Purchase } from "./schemas";
 
 const MESSAGES = {
   general: "Museum general entry ticket purchased",
@@ -73,7 +75,7 @@ async function checkSale(db: Db, purchase: Purchase, today: IsoDate): Promise<{ 
   if (date > lastDay) throw ticketDateProblem(`Tickets are sold up to ${lastDay}.`);
 
   if (purchase.ticketType === "general") return {};
-  const event = await findActiveEvent(db, purchase.eventId);
+  const event = await runStep(selectActiveEvent(db, purchase.eventId));
   if (!event) throw eventNotFound(purchase.eventId);
   if (!event.dates.includes(date)) {
     throw ticketDateProblem(`The event does not take place on ${date}; its dates are ${event.dates.join(", ")}.`);
@@ -81,12 +83,50 @@ async function checkSale(db: Db, purchase: Purchase, today: IsoDate): Promise<{ 
   return { eventName: event.name };
 }
 
+/**
+ * What came of a ticket's write: written; refused because the sale's
+ * condition does not hold at the moment of writing (for a general ticket the
+ * museum is closed that day; for an event ticket the event was cancelled or
+ * lost that date since it was read); or refused because the purchase's
+ * Idempotency-Key claim was taken over by another request meanwhile.
+ */
+export type InsertOutcome = "inserted" | "refused" | "claim-lost";
+
+/**
+ * Writes a ticket and, when the purchase carries an Idempotency-Key, the
+ * key's stored response, in one atomic batch (one round trip). With a claim,
+ * the insert itself requires that the claim still holds the key, and the
+ * batch reads whether it does, to tell "claim-lost" from "refused".
+ */
+export async function writeTicket(
+  db: Db,
+  ticket: NewTicket,
+  idempotency?: { claim: IdempotencyClaimHeld; responseBody: string },
+): Promise<InsertOutcome> {
+  const batch = new Batch(db);
+  const inserted = batch.add(insertTicket(db, ticket, idempotency && claimHeld(idempotency.claim)));
+  let held: Handle<boolean> | undefined;
+  if (idempotency) {
+    batch.add(
+      completeKey(db, idempotency.claim, {
+        resourceId: ticket.ticketId,
+        body: idempotency.responseBody,
+        written: ticketExists(ticket.ticketId),
+      }),
+    );
+    held = batch.add(selectClaimHeld(db, idempotency.claim));
+  }
+  await batch.run();
+  if (inserted.value) return "inserted";
+  return held === undefined || held.value ? "refused" : "claim-lost";
+}
+
 /** Checks the sale and writes the ticket (and, with a claim, the key's response, in the same batch). */
 async function writeSale(
   db: Db,
   purchase: Purchase,
   context: SaleContext,
-  claim: idempotency.IdempotencyClaimHeld | undefined,
+  claim: IdempotencyClaimHeld | undefined,
 ): Promise<BuyMuseumTicketsResponse> {
   const { eventName } = await checkSale(db, purchase, context.today);
   const ticketId = crypto.randomUUID();
@@ -100,9 +140,9 @@ async function writeSale(
       ticketDate: purchase.ticketDate,
       confirmationCode,
     };
-    let outcome: Awaited<ReturnType<typeof insertTicket>>;
+    let outcome: InsertOutcome;
     try {
-      outcome = await insertTicket(
+      outcome = await writeTicket(
         db,
         {
           ...purchase,
@@ -151,7 +191,12 @@ export async function sellTicket(db: Db, purchase: Purchase, context: SaleContex
     return { response: await writeSale(db, purchase, context, undefined), replayed: false };
   }
   const scope = { accountName: context.soldBy, key: context.idempotencyKey };
-  const claimed = await idempotency.claimIdempotencyKey(db, scope, await sha256Hex(canonicalJson(purchase)), context.now);
+  const claimed = await claimIdempotencyKey<BuyMuseumTicketsResponse>(
+    db,
+    scope,
+    await sha256Hex(canonicalJson(purchase)),
+    context.now,
+  );
   switch (claimed.kind) {
     case "replay":
       return { response: claimed.response, replayed: true };
@@ -165,7 +210,7 @@ export async function sellTicket(db: Db, purchase: Purchase, context: SaleContex
   try {
     return { response: await writeSale(db, purchase, context, claimed.claim), replayed: false };
   } catch (error) {
-    await idempotency.releaseIdempotencyKey(db, claimed.claim);
+    await releaseIdempotencyKey(db, claimed.claim);
     throw error;
   }
 }

@@ -1,0 +1,179 @@
+// The events feature's tables (special_events, special_event_dates): every
+// statement on them, and the read fragments other features may put in theirs.
+import sql, { type Sql } from "sql-template-tag";
+import { type Db, read, type Step, step } from "../platform/batch";
+import type { IsoDate } from "../platform/dates";
+import { SQL_NOW } from "../platform/sql";
+import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
+
+/**
+ * An event as one JSON text, in the shape GET returns (`SpecialEvent`): the
+ * one rendering of an event, read by GET and recorded as a publishNewEvent
+ * delivery's body. `e` is the special_events row. Dates come sorted; a whole
+ * price is a JSON integer, as JavaScript writes it.
+ */
+const EVENT_JSON = sql`json_object('eventId', e.event_id, 'name', e.name, 'location', e.location,
+    'eventDescription', e.description,
+    'dates', json((SELECT json_group_array(event_date)
+                FROM (SELECT event_date FROM special_event_dates WHERE event_id = e.event_id ORDER BY event_date))),
+    'price', CASE WHEN e.price_cents % 100 = 0 THEN e.price_cents / 100 ELSE e.price_cents / 100.0 END)`;
+
+const readEvent = (result: D1Result): SpecialEvent | null => {
+  const row = read.first<{ event: string }>()(result);
+  return row && (JSON.parse(row.event) as SpecialEvent);
+};
+
+function toCents(price: number): number {
+  return Math.round(price * 100);
+}
+
+/** The active (not deleted) event `eventId`, or null. */
+export function selectActiveEvent(db: Db, eventId: string): Step<SpecialEvent | null> {
+  return step(
+    db,
+    sql`SELECT ${EVENT_JSON} AS event FROM special_events e WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`,
+    readEvent,
+  );
+}
+
+/**
+ * A SELECT of one `payload` column: the active event `eventId` as GET
+ * returns it, or no row. For the webhook outbox's insert, in the batch that
+ * changes the event (so it reads the event as changed).
+ */
+export function eventPayload(eventId: string): Sql {
+  return sql`SELECT ${EVENT_JSON} AS payload FROM special_events e
+    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+}
+
+/** True while `eventId` (an SQL expression) names an active event. */
+export function eventIsActive(eventId: Sql): Sql {
+  return sql`EXISTS (SELECT 1 FROM special_events WHERE event_id = ${eventId} AND cancelled_at IS NULL)`;
+}
+
+/** The name of the event `eventId` (an SQL expression, e.g. a column), deleted or not; NULL for none. */
+export function eventName(eventId: Sql): Sql {
+  return sql`(SELECT name FROM special_events WHERE event_id = ${eventId})`;
+}
+
+/**
+ * A row source of one row `(event_id, event_date, price_cents)` while the
+ * event is active and takes place on `date`, else none: for a sale that
+ * checks the event and reads its price in its own statement.
+ */
+export function activeEventOn(eventId: string, date: IsoDate): Sql {
+  return sql`SELECT e.event_id, d.event_date, e.price_cents
+    FROM special_events e JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ${date}
+   WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+}
+
+// Dates arrive as one JSON array parameter: D1 allows 100 bound parameters per
+// statement and an event may have 366 dates.
+function insertDates(eventId: string, dates: IsoDate[]): Sql {
+  return sql`INSERT INTO special_event_dates (event_id, event_date, event_name)
+    SELECT e.event_id, d.value, e.name
+      FROM special_events e, json_each(${JSON.stringify(dates)}) d
+     WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+}
+
+/** The statements that create an event and its dates. */
+export function insertEvent(db: Db, eventId: string, input: CreateSpecialEventRequest): Step<void>[] {
+  return [
+    step(
+      db,
+      sql`INSERT INTO special_events (event_id, name, location, description, price_cents)
+          VALUES (${eventId}, ${input.name}, ${input.location}, ${input.eventDescription}, ${toCents(input.price)})`,
+      read.nothing,
+    ),
+    step(db, insertDates(eventId, input.dates), read.nothing),
+  ];
+}
+
+/**
+ * The statements that apply the fields present in `changes` to an active
+ * event. Only the dates dropped are deleted (a date with valid tickets cannot
+ * be: a trigger refuses it, see migrations/0009_admissions.sql) and only new
+ * ones inserted.
+ */
+export function updateEventFields(db: Db, eventId: string, changes: UpdateSpecialEventRequest): Step<void>[] {
+  const active = eventIsActive(sql`${eventId}`);
+  const steps = [
+    step(
+      db,
+      sql`UPDATE special_events
+             SET name = coalesce(${changes.name ?? null}, name), location = coalesce(${changes.location ?? null}, location),
+                 description = coalesce(${changes.eventDescription ?? null}, description),
+                 price_cents = coalesce(${changes.price === undefined ? null : toCents(changes.price)}, price_cents),
+                 updated_at = ${SQL_NOW}
+           WHERE event_id = ${eventId} AND cancelled_at IS NULL`,
+      read.nothing,
+    ),
+  ];
+  if (changes.dates) {
+    const dates = JSON.stringify(changes.dates);
+    steps.push(
+      step(
+        db,
+        sql`DELETE FROM special_event_dates
+             WHERE event_id = ${eventId} AND ${active} AND event_date NOT IN (SELECT value FROM json_each(${dates}))`,
+        read.nothing,
+      ),
+      step(db, sql`${insertDates(eventId, changes.dates)} ON CONFLICT DO NOTHING`, read.nothing),
+    );
+  }
+  if (changes.name !== undefined) {
+    steps.push(
+      step(
+        db,
+        sql`UPDATE special_event_dates SET event_name = ${changes.name} WHERE event_id = ${eventId} AND ${active}`,
+        read.nothing,
+      ),
+    );
+  }
+  return steps;
+}
+
+/** Cancels an event (it disappears from the API; its row and dates stay). Reads whether it was active. */
+export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
+  return step(
+    db,
+    sql`UPDATE special_events SET cancelled_at = ${SQL_NOW}, updated_at = ${SQL_NOW}
+         WHERE event_id = ${eventId} AND cancelled_at IS NULL`,
+    (result) => read.changes(result) > 0,
+  );
+}
+
+export type EventWindow = {
+  startDate: IsoDate;
+  endDate: IsoDate;
+  limit: number;
+  offset: number;
+};
+
+/**
+ * Active events with a date in [startDate, endDate], ordered by their first
+ * date in the window, then name (byte order), then id.
+ *
+ * The scan walks special_event_dates_by_date in that very order and keeps a
+ * row only when it is its event's first date in the window (the NOT EXISTS
+ * probe is a primary-key lookup), so it stops after offset + limit events
+ * however many are stored. Exported for the query-plan test.
+ */
+export function eventsInWindowQuery(window: EventWindow): Sql {
+  return sql`SELECT ${EVENT_JSON} AS event
+     FROM special_event_dates d
+     JOIN special_events e ON e.event_id = d.event_id
+    WHERE d.event_date BETWEEN ${window.startDate} AND ${window.endDate}
+      AND NOT EXISTS (SELECT 1 FROM special_event_dates earlier
+                       WHERE earlier.event_id = d.event_id
+                         AND earlier.event_date >= ${window.startDate} AND earlier.event_date < d.event_date)
+      AND e.cancelled_at IS NULL
+    ORDER BY d.event_date, d.event_name, d.event_id
+    LIMIT ${window.limit} OFFSET ${window.offset}`;
+}
+
+export function listEventsInWindow(db: Db, window: EventWindow): Step<SpecialEvent[]> {
+  return step(db, eventsInWindowQuery(window), (result) =>
+    read.rows<{ event: string }>()(result).map((row) => JSON.parse(row.event) as SpecialEvent),
+  );
+}

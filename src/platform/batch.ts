@@ -1,0 +1,83 @@
+// Statements with typed results, and the one way to run several of them:
+// a feature's statements file builds `Step`s, a service adds them to a
+// `Batch` in order, runs it once (one D1 round trip, atomic) and reads
+// each step's result through the handle `add` gave it.
+import type { Sql } from "sql-template-tag";
+
+/** The database surface statements need: a plain D1 binding in scripts and tests, a D1 session in a request. */
+export type Db = Pick<D1Database, "prepare" | "batch">;
+
+/** A prepared statement and how to read its result. */
+export type Step<T> = {
+  statement: D1PreparedStatement;
+  read: (result: D1Result) => T;
+};
+
+/** A step's result, once its batch has run. */
+export type Handle<T> = { readonly value: T };
+
+/** Prepares an `sql` template (sql-template-tag: `?` placeholders, values bound in order). */
+export function prepare(db: Db, query: Sql): D1PreparedStatement {
+  return db.prepare(query.sql).bind(...query.values);
+}
+
+/** Readers of a statement's result, for `Step.read`. */
+export const read = {
+  /** Every row. */
+  rows:
+    <Row>() =>
+    (result: D1Result): Row[] =>
+      result.results as Row[],
+  /** The first row, or null. */
+  first:
+    <Row>() =>
+    (result: D1Result): Row | null =>
+      (result.results[0] as Row | undefined) ?? null,
+  /** How many rows the statement wrote. */
+  changes: (result: D1Result): number => result.meta.changes,
+  /** Nothing (a write whose effect is read elsewhere). */
+  nothing: (): void => undefined,
+};
+
+/** A step from an `sql` template and its reader. */
+export function step<T>(db: Db, query: Sql, reader: (result: D1Result) => T): Step<T> {
+  return { statement: prepare(db, query), read: reader };
+}
+
+/** Runs one step on its own (one round trip). */
+export async function runStep<T>(step: Step<T>): Promise<T> {
+  return step.read(await step.statement.all());
+}
+
+/**
+ * Statements of one or more features, run as one `db.batch`: one round trip,
+ * all or nothing (a statement that fails, or a trigger that aborts, rolls
+ * the whole batch back).
+ */
+export class Batch {
+  private readonly steps: Step<unknown>[] = [];
+  private values: unknown[] | null = null;
+
+  /** `db`: the database the steps are prepared on and the batch runs on. */
+  constructor(readonly db: Db) {}
+
+  /** Adds a step after the ones already added; its handle has the result once the batch has run. */
+  add<T>(step: Step<T>): Handle<T> {
+    if (this.values) throw new Error("Batch already ran");
+    const index = this.steps.push(step) - 1;
+    const batch = this;
+    return {
+      get value() {
+        if (!batch.values) throw new Error("Batch has not run");
+        return batch.values[index] as T;
+      },
+    };
+  }
+
+  /** Runs every step in one `db.batch`, then reads each result for its handle. */
+  async run(): Promise<void> {
+    if (this.values) throw new Error("Batch already ran");
+    const results = await this.db.batch(this.steps.map((step) => step.statement));
+    this.values = this.steps.map((step, i) => step.read(results[i]!));
+  }
+}

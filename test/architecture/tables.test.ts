@@ -1,0 +1,75 @@
+// Each feature owns its tables (docs/architecture.md): a table's name appears
+// in SQL in its owner's statements file only. Other features put the owner's
+// builders and read fragments in their batches and statements.
+import { describe, expect, it } from "vitest";
+
+const SOURCES = import.meta.glob<string>("../../src/**/*.ts", { query: "?raw", import: "default", eager: true });
+const modules = new Map(Object.entries(SOURCES).map(([path, source]) => [path.replace("../../src/", ""), source]));
+
+/** Every table of migrations/ → the one module whose SQL may name it. */
+const OWNER: Record<string, string> = {
+  accounts: "accounts/statements.ts",
+  login_failures: "accounts/statements.ts",
+  special_events: "events/statements.ts",
+  special_event_dates: "events/statements.ts",
+  museum_weekly_hours: "hours/statements.ts",
+  museum_hours_exceptions: "hours/statements.ts",
+  tickets: "tickets/statements.ts",
+  admissions: "tickets/statements.ts",
+  idempotency_keys: "idempotency/statements.ts",
+  webhook_subscriptions: "webhooks/statements.ts",
+  webhook_deliveries: "webhooks/statements.ts",
+};
+
+// Where SQL names a table: after FROM, JOIN, INTO, UPDATE, TABLE or ON (an index or trigger).
+const TABLE_REFERENCE = /\b(?:FROM|JOIN|INTO|UPDATE|TABLE|ON)\s+([a-z_]+)\b/g;
+
+/** `module: table` for every reference to a table outside its owner. */
+function foreignTableReferences(sources: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const [module, source] of sources) {
+    for (const match of source.matchAll(TABLE_REFERENCE)) {
+      const table = match[1]!;
+      if (table in OWNER && OWNER[table] !== module) found.push(`${module}: ${table}`);
+    }
+  }
+  return [...new Set(found)];
+}
+
+describe("table ownership in src/", () => {
+  it("reads the statements files (every owner exists and names its tables)", () => {
+    for (const [table, owner] of Object.entries(OWNER)) {
+      expect(modules.get(owner), owner).toMatch(new RegExp(`\\b(?:FROM|INTO|UPDATE)\\s+${table}\\b`));
+    }
+  });
+
+  it("names a table in SQL only in its owner's statements file", () => {
+    expect(foreignTableReferences(modules)).toEqual([]);
+  });
+
+  it("knows every table the migrations create", async () => {
+    const migrations = import.meta.glob<string>("../../migrations/*.sql", { query: "?raw", import: "default", eager: true });
+    // Applied in order: a table dropped and created again (a rebuild) is live.
+    const live = new Set<string>();
+    for (const path of Object.keys(migrations).sort()) {
+      for (const m of migrations[path]!.matchAll(/(CREATE|DROP) TABLE (?:IF (?:NOT )?EXISTS )?([a-z_]+)/g)) {
+        if (m[1] === "CREATE") live.add(m[2]!);
+        else live.delete(m[2]!);
+      }
+    }
+    expect(live).toEqual(new Set(Object.keys(OWNER)));
+  });
+});
+
+describe("the check itself", () => {
+  it("finds a table named in another feature's SQL, and not in prose", () => {
+    const sources = new Map(
+      Object.entries({
+        "tickets/statements.ts": "sql`SELECT 1 FROM tickets t JOIN special_events e ON e.event_id = t.event_id`",
+        "events/statements.ts": "sql`SELECT name FROM special_events`",
+        "hours/handlers.ts": "// tickets sold from the tickets table are kept",
+      }),
+    );
+    expect(foreignTableReferences(sources)).toEqual(["tickets/statements.ts: special_events"]);
+  });
+});
