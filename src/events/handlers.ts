@@ -1,3 +1,4 @@
+import { settingsOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { addDays, todayIn } from "../platform/dates";
 import { validationProblem } from "../http/errors";
@@ -18,7 +19,7 @@ export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEven
 
 export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents> = async (c) => {
   const query = c.req.valid("query");
-  const startDate = query.startDate ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  const startDate = query.startDate ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   const endDate = query.endDate ?? addDays(startDate, DEFAULT_WINDOW_DAYS);
   if (endDate < startDate) {
     throw validationProblem([
@@ -51,7 +52,10 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
 export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
   const { cancelTickets } = c.req.valid("query");
-  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), cancelTickets);
+  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), {
+    cancelTickets,
+    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+  });
   if (!change) throw eventNotFound(eventId);
   publishDeliveries(c, change.deliveryIds);
   return c.json(change.event, 200);

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, ticketsAffectedResponse, jsonContent, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, changeConflictResponse, jsonContent, problemResponses } from "../http/openapi";
 import {
   CreateSpecialEventRequestSchema,
   EventIdParamsSchema,
@@ -86,7 +86,7 @@ export const updateSpecialEvent = createRoute({
   },
   responses: {
     200: jsonContent(SpecialEventResponseSchema, "Success."),
-    409: ticketsAffectedResponse,
+    409: changeConflictResponse,
     ...problemResponses(400, 401, 403, 404, 413, 415),
   },
 });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, textField, UuidSchema } from "../http/openapi";
+import { DateSchema, textField, UuidSchema, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
 
 const MAX_PRICE = 1_000_000;
@@ -52,6 +52,13 @@ const EventPriceSchema = z
   .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
   .openapi({ description: "Price of a ticket for the special event.", format: "float", example: 25 });
 
+const EventCapacitySchema = wholeNumber(
+  1,
+  100_000,
+  "The most tickets for each of the event's dates (no limit when left out).",
+  40,
+);
+
 const eventFields = {
   name: EventNameSchema,
   location: EventLocationSchema,
@@ -61,14 +68,19 @@ const eventFields = {
 };
 
 export const CreateSpecialEventRequestSchema = z
-  .strictObject(eventFields)
+  .strictObject({ ...eventFields, capacity: EventCapacitySchema.optional() })
   .openapi("CreateSpecialEventRequest", {
     description: "Request payload for creating new special events at the museum.",
   });
 export type CreateSpecialEventRequest = z.infer<typeof CreateSpecialEventRequestSchema>;
 
 export const UpdateSpecialEventRequestSchema = z
-  .strictObject(eventFields)
+  .strictObject({
+    ...eventFields,
+    capacity: EventCapacitySchema.nullable().openapi({
+      description: "The most tickets for each of the event's dates; `null` removes the limit.",
+    }),
+  })
   .partial()
   .refine((body) => Object.keys(body).length > 0, {
     error: "Send at least one field to change.",
@@ -90,6 +102,7 @@ export const SpecialEventResponseSchema = z
     eventDescription: EventDescriptionSchema,
     dates: EventDatesSchema,
     price: EventPriceSchema,
+    capacity: EventCapacitySchema.optional(),
   })
   .openapi("SpecialEventResponse", { description: "Information about a special event." });
 export type SpecialEvent = z.infer<typeof SpecialEventResponseSchema>;

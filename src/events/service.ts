@@ -2,7 +2,9 @@
 // part (sold tickets follow a deletion or a change of dates) and the webhook
 // outbox's (one delivery per subscription for every create or update).
 import { Batch, type Db, runStep } from "../platform/batch";
-import { followTickets } from "../tickets/follow";
+import sql from "sql-template-tag";
+import type { IsoDate } from "../platform/dates";
+import { followTickets, guardPlaces } from "../tickets/follow";
 import { insertEventDeliveries } from "../webhooks/statements";
 import * as statements from "./statements";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
@@ -31,18 +33,24 @@ export async function createEvent(db: Db, input: CreateSpecialEventRequest): Pro
 /**
  * Applies `changes`; the tickets of the event see its new name at once. New
  * dates that drop a day with valid tickets are refused (409) unless
- * `cancelTickets`, which cancels those tickets in the same batch. Null when
- * no active event has that id.
+ * `cancelTickets`, which cancels those tickets in the same batch; a capacity
+ * below the tickets taken for one of its dates from `today` on is refused
+ * (409). Null when no active event has that id.
  */
 export async function updateEvent(
   db: Db,
   eventId: string,
   changes: UpdateSpecialEventRequest,
-  cancelTickets: boolean,
+  options: { cancelTickets: boolean; today: IsoDate },
 ): Promise<PublishedEvent | null> {
   const batch = new Batch(db);
+  const { cancelTickets, today } = options;
   const tickets = followTickets(batch, { kind: "event-changed", eventId, dates: changes.dates, cancelTickets });
   for (const step of statements.updateEventFields(db, eventId, changes)) batch.add(step);
+  const capacity = changes.capacity;
+  if (typeof capacity === "number") {
+    guardPlaces(batch, [{ scope: "event", ref: eventId, from: today, limit: () => sql`${capacity}` }]);
+  }
   const published = addPublication(batch, eventId);
   await tickets.settle(batch.run());
   const event = published.event.value;

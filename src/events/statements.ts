@@ -10,17 +10,23 @@ import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest
  * An event as one JSON text, in the shape GET returns (`SpecialEvent`): the
  * one rendering of an event, read by GET and recorded as a publishNewEvent
  * delivery's body. `e` is the special_events row. Dates come sorted; a whole
- * price is a JSON integer, as JavaScript writes it.
+ * price is a JSON integer, as JavaScript writes it; `capacity` only when set
+ * (a merge patch drops a null member).
  */
-const EVENT_JSON = sql`json_object('eventId', e.event_id, 'name', e.name, 'location', e.location,
+const EVENT_JSON = sql`json_patch(json_object('eventId', e.event_id, 'name', e.name, 'location', e.location,
     'eventDescription', e.description,
     'dates', json((SELECT json_group_array(event_date)
                 FROM (SELECT event_date FROM special_event_dates WHERE event_id = e.event_id ORDER BY event_date))),
-    'price', CASE WHEN e.price_cents % 100 = 0 THEN e.price_cents / 100 ELSE e.price_cents / 100.0 END)`;
+    'price', CASE WHEN e.price_cents % 100 = 0 THEN e.price_cents / 100 ELSE e.price_cents / 100.0 END),
+  json_object('capacity', e.capacity))`;
+
+function parseEvent(json: string): SpecialEvent {
+  return JSON.parse(json) as SpecialEvent;
+}
 
 const readEvent = (result: D1Result): SpecialEvent | null => {
   const row = read.first<{ event: string }>()(result);
-  return row && (JSON.parse(row.event) as SpecialEvent);
+  return row && parseEvent(row.event);
 };
 
 function toCents(price: number): number {
@@ -57,12 +63,12 @@ export function eventName(eventId: Sql): Sql {
 }
 
 /**
- * A row source of one row `(event_id, event_date, price_cents)` while the
+ * A row source of one row `(event_id, event_date, price_cents, capacity)` while the
  * event is active and takes place on `date`, else none: for a sale that
  * checks the event and reads its price in its own statement.
  */
 export function activeEventOn(eventId: string, date: IsoDate): Sql {
-  return sql`SELECT e.event_id, d.event_date, e.price_cents
+  return sql`SELECT e.event_id, d.event_date, e.price_cents, e.capacity
     FROM special_events e JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ${date}
    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
 }
@@ -81,8 +87,9 @@ export function insertEvent(db: Db, eventId: string, input: CreateSpecialEventRe
   return [
     step(
       db,
-      sql`INSERT INTO special_events (event_id, name, location, description, price_cents)
-          VALUES (${eventId}, ${input.name}, ${input.location}, ${input.eventDescription}, ${toCents(input.price)})`,
+      sql`INSERT INTO special_events (event_id, name, location, description, price_cents, capacity)
+          VALUES (${eventId}, ${input.name}, ${input.location}, ${input.eventDescription}, ${toCents(input.price)},
+                  ${input.capacity ?? null})`,
       read.nothing,
     ),
     step(db, insertDates(eventId, input.dates), read.nothing),
@@ -104,6 +111,7 @@ export function updateEventFields(db: Db, eventId: string, changes: UpdateSpecia
              SET name = coalesce(${changes.name ?? null}, name), location = coalesce(${changes.location ?? null}, location),
                  description = coalesce(${changes.eventDescription ?? null}, description),
                  price_cents = coalesce(${changes.price === undefined ? null : toCents(changes.price)}, price_cents),
+                 capacity = CASE WHEN ${changes.capacity !== undefined} THEN ${changes.capacity ?? null} ELSE capacity END,
                  updated_at = ${SQL_NOW}
            WHERE event_id = ${eventId} AND cancelled_at IS NULL`,
       read.nothing,
@@ -143,6 +151,18 @@ export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
   );
 }
 
+/** The active events that take place on `date`, by name: for the day's availability. */
+export function selectEventsOn(db: Db, date: IsoDate): Step<{ event_id: string; name: string; capacity: number | null }[]> {
+  return step(
+    db,
+    sql`SELECT e.event_id, e.name, e.capacity
+          FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
+         WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
+         ORDER BY e.name, e.event_id`,
+    read.rows(),
+  );
+}
+
 export type EventWindow = {
   startDate: IsoDate;
   endDate: IsoDate;
@@ -174,6 +194,6 @@ export function eventsInWindowQuery(window: EventWindow): Sql {
 
 export function listEventsInWindow(db: Db, window: EventWindow): Step<SpecialEvent[]> {
   return step(db, eventsInWindowQuery(window), (result) =>
-    read.rows<{ event: string }>()(result).map((row) => JSON.parse(row.event) as SpecialEvent),
+    read.rows<{ event: string }>()(result).map((row) => parseEvent(row.event)),
   );
 }

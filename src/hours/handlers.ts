@@ -1,9 +1,10 @@
+import { settingsOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { addDays, todayIn } from "../platform/dates";
 import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
 import { ProblemError } from "../http/problem";
-import { PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
+import { type DayPlan, PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
 import * as service from "./service";
 import type * as routes from "./routes";
 import { WEEKDAYS, type WeeklyScheduleBody } from "./schemas";
@@ -14,7 +15,7 @@ function toBody(schedule: WeeklySchedule): WeeklyScheduleBody {
 
 export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = async (c) => {
   const query = c.req.valid("query");
-  const today = todayIn(c.env.MUSEUM_TIMEZONE);
+  const today = todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   const startDate = query.startDate ?? today;
   // At most a year of days is looked at: from startDate, up to the published horizon.
   const lastPublished = addDays(today, PUBLISHED_DAYS_AHEAD);
@@ -35,18 +36,19 @@ export const getWeeklySchedule: AppRouteHandler<typeof routes.getWeeklySchedule>
 
 export const replaceWeeklySchedule: AppRouteHandler<typeof routes.replaceWeeklySchedule> = async (c) => {
   const body = c.req.valid("json");
+  const { cancelTickets } = c.req.valid("query");
   const schedule: WeeklySchedule = {};
   WEEKDAYS.forEach((day, index) => {
     const hours = body[day];
     if (hours) schedule[index] = hours;
   });
-  await service.writeWeeklySchedule(c.var.db, schedule);
+  await service.writeWeeklySchedule(c.var.db, schedule, { today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE), cancelTickets });
   return c.json(toBody(schedule), 200);
 };
 
 export const listHoursExceptions: AppRouteHandler<typeof routes.listHoursExceptions> = async (c) => {
   const query = c.req.valid("query");
-  const startDate = query.startDate ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  const startDate = query.startDate ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   const endDate = query.endDate ?? addDays(startDate, PUBLISHED_DAYS_AHEAD);
   if (endDate < startDate) {
     throw validationProblem([{ path: "query.endDate", message: `Must not be before startDate (${startDate}).` }]);
@@ -67,14 +69,17 @@ export const putHoursException: AppRouteHandler<typeof routes.putHoursException>
   const { date } = c.req.valid("param");
   const body = c.req.valid("json");
   const { cancelTickets } = c.req.valid("query");
-  const hours = body.closed ? null : { timeOpen: body.timeOpen!, timeClose: body.timeClose! };
-  const { replaced } = await service.setHoursException(c.var.db, date, hours, body.reason ?? null, cancelTickets);
+  const { closed, reason, ...plan } = body;
+  const { replaced } = await service.setHoursException(c.var.db, date, closed ? null : (plan as DayPlan), reason ?? null, {
+    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+    cancelTickets,
+  });
   return c.json({ date, ...body }, replaced ? 200 : 201);
 };
 
 export const deleteHoursException: AppRouteHandler<typeof routes.deleteHoursException> = async (c) => {
   const { date } = c.req.valid("param");
-  if (!(await service.clearHoursException(c.var.db, date))) {
+  if (!(await service.clearHoursException(c.var.db, date, todayIn(settingsOf(c.env).MUSEUM_TIMEZONE)))) {
     throw new ProblemError(404, { detail: `No hours exception on ${date}.` });
   }
   return c.body(null, 204);

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, ticketsAffectedResponse, jsonContent, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, changeConflictResponse, jsonContent, problemResponses } from "../http/openapi";
 import {
   ExceptionDateParamsSchema,
   GetMuseumHoursQuerySchema,
@@ -56,13 +56,15 @@ export const replaceWeeklySchedule = createRoute({
   path: "/museum-hours/schedule",
   operationId: "replaceWeeklySchedule",
   summary: "Replace the weekly schedule",
-  description: "Replaces the regular opening hours of every weekday at once; `null` closes a day. Admin only.",
+  description:
+    "Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, or moves its hours or entry slots, under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
-  request: { body: jsonRequestBody(WeeklyScheduleSchema) },
+  request: { query: CancelTicketsQuerySchema, body: jsonRequestBody(WeeklyScheduleSchema) },
   responses: {
     200: jsonContent(WeeklyScheduleSchema, "The schedule now in force."),
+    409: changeConflictResponse,
     ...problemResponses(400, 401, 403, 413, 415),
   },
 });
@@ -89,7 +91,7 @@ export const putHoursException = createRoute({
   operationId: "putHoursException",
   summary: "Set an hours exception",
   description:
-    "Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Closing a day that has valid general tickets is refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels them in the same write. Admin only.",
+    "Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, or moving its hours or entry slots, under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
@@ -101,7 +103,7 @@ export const putHoursException = createRoute({
   responses: {
     200: jsonContent(HoursExceptionSchema, "The exception replaced an earlier one."),
     201: jsonContent(HoursExceptionSchema, "The exception was created."),
-    409: ticketsAffectedResponse,
+    409: changeConflictResponse,
     ...problemResponses(400, 401, 403, 413, 415),
   },
 });
@@ -112,14 +114,14 @@ export const deleteHoursException = createRoute({
   operationId: "deleteHoursException",
   summary: "Remove an hours exception",
   description:
-    "The date follows the weekly schedule again. When that closes a day with valid general tickets, it is refused (409); close the day with `cancelTickets=true` first. Admin only.",
+    "The date follows the weekly schedule again. When that closes the day or moves its entry slots under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
   request: { params: ExceptionDateParamsSchema },
   responses: {
     204: { description: "Removed." },
-    409: ticketsAffectedResponse,
+    409: changeConflictResponse,
     ...problemResponses(400, 401, 403, 404),
   },
 });

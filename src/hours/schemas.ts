@@ -1,13 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, textField } from "../http/openapi";
+import { DateSchema, TimeSchema, textField, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
+import { minutesOf } from "./calendar";
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
-const TimeSchema = z
-  .string()
-  .regex(TIME, { error: "Must be a 24-hour time, HH:mm." })
-  .openapi({ pattern: "^([01]\\d|2[0-3]):?([0-5]\\d)$", example: "09:00" });
 
 // Zod still runs this refinement when a time is malformed; that time already
 // has its own error, so only well-formed pairs are compared.
@@ -43,10 +39,51 @@ export const GetMuseumHoursQuerySchema = z
   })
   .extend(PaginationQuerySchema.shape);
 
+const MAX_CAPACITY = 100_000;
+
+/** The optional limits of an open day (docs/capacity.md). */
+const DayLimitsShape = {
+  capacity: wholeNumber(1, MAX_CAPACITY, "The most general tickets for the day (no limit when left out).", 500).optional(),
+  entrySlotMinutes: wholeNumber(
+    5,
+    240,
+    "Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.",
+    30,
+  ).optional(),
+  slotCapacity: wholeNumber(1, MAX_CAPACITY, "Timed entry: the most general tickets for each slot. Comes with `entrySlotMinutes`.", 40).optional(),
+};
+const LIMIT_KEYS = ["capacity", "entrySlotMinutes", "slotCapacity"] as const;
+
+/** Timed entry comes whole (both fields) and leaves the day at least one slot. */
+function checkTimedEntry(
+  plan: { timeOpen?: string; timeClose?: string; entrySlotMinutes?: number; slotCapacity?: number },
+  ctx: z.RefinementCtx,
+) {
+  if (plan.entrySlotMinutes !== undefined && plan.slotCapacity === undefined) {
+    ctx.addIssue({ code: "custom", path: ["slotCapacity"], message: "Required with entrySlotMinutes." });
+  }
+  if (plan.slotCapacity !== undefined && plan.entrySlotMinutes === undefined) {
+    ctx.addIssue({ code: "custom", path: ["entrySlotMinutes"], message: "Required with slotCapacity." });
+  }
+  const { timeOpen, timeClose, entrySlotMinutes } = plan;
+  if (timeOpen && timeClose && TIME.test(timeOpen) && TIME.test(timeClose) && Number.isInteger(entrySlotMinutes)) {
+    if (minutesOf(timeOpen) + entrySlotMinutes! > minutesOf(timeClose)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["entrySlotMinutes"],
+        message: `Leaves no slot between ${timeOpen} and ${timeClose}.`,
+      });
+    }
+  }
+}
+
 const OpeningHoursSchema = z
-  .strictObject({ timeOpen: TimeSchema, timeClose: TimeSchema })
-  .refine(opensBeforeClose, { error: "timeOpen must be before timeClose.", path: ["timeClose"] })
-  .openapi("OpeningHours");
+  .strictObject({ timeOpen: TimeSchema, timeClose: TimeSchema, ...DayLimitsShape })
+  .superRefine((plan, ctx) => {
+    if (!opensBeforeClose(plan)) ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
+    checkTimedEntry(plan, ctx);
+  })
+  .openapi("OpeningHours", { description: "A weekday's hours and its optional limits." });
 
 export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
 
@@ -79,11 +116,12 @@ export const PutHoursExceptionRequestSchema = z
     closed: z.boolean({ error: "Must be true or false." }),
     timeOpen: TimeSchema.optional(),
     timeClose: TimeSchema.optional(),
+    ...DayLimitsShape,
     reason: ReasonSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.closed) {
-      for (const key of ["timeOpen", "timeClose"] as const) {
+      for (const key of ["timeOpen", "timeClose", ...LIMIT_KEYS] as const) {
         if (body[key] !== undefined) {
           ctx.addIssue({ code: "custom", path: [key], message: "Must be left out when closed is true." });
         }
@@ -98,6 +136,7 @@ export const PutHoursExceptionRequestSchema = z
     if (body.timeOpen && body.timeClose && !opensBeforeClose({ timeOpen: body.timeOpen, timeClose: body.timeClose })) {
       ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
     }
+    checkTimedEntry(body, ctx);
   })
   .openapi("PutHoursExceptionRequest", {
     description: "A closure (`closed: true`) or special hours for one date.",
@@ -111,6 +150,7 @@ export const HoursExceptionSchema = z
     closed: z.boolean(),
     timeOpen: TimeSchema.optional(),
     timeClose: TimeSchema.optional(),
+    ...DayLimitsShape,
     reason: z.string().optional(),
   })
   .openapi("HoursException");

@@ -1,9 +1,11 @@
-// The hours feature's reads and writes. A change that can close a day runs in
-// one batch with the tickets' part (sold general tickets follow a closure).
+// The hours feature's reads and writes. A change that can move or close a
+// day runs in one batch with the tickets' part (sold general tickets follow
+// it, or refuse it) and a guard on the limits it sets.
+import sql, { type Sql } from "sql-template-tag";
 import { Batch, type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import { followTickets } from "../tickets/follow";
-import type { Calendar, HoursException, OpeningHours, WeeklySchedule } from "./calendar";
+import { followTickets, guardPlaces } from "../tickets/follow";
+import type { Calendar, DayPlan, HoursException, WeeklySchedule } from "./calendar";
 import * as statements from "./statements";
 
 /** The weekly schedule and the exceptions in [from, to], in one round trip. */
@@ -23,43 +25,93 @@ export function readWeeklySchedule(db: Db): Promise<WeeklySchedule> {
   return runStep(statements.selectWeeklySchedule(db));
 }
 
-/** Replaces the whole week in one atomic batch. */
-export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule): Promise<void> {
-  const batch = new Batch(db);
-  for (const step of statements.replaceWeeklyHours(db, schedule)) batch.add(step);
-  await batch.run();
+/** What a change of the hours decides beyond its own data. */
+export type HoursChange = {
+  /** Today in the museum's time zone: tickets and limits are checked from here on. */
+  today: IsoDate;
+  /** Cancel the valid tickets the change leaves without their day or slot (else it is refused, 409). */
+  cancelTickets: boolean;
+};
+
+/**
+ * The day's and the slots' limits a change sets, from `from` (to `until`)
+ * on: `planOn(date)` is the plan (JSON) the change gives a date, NULL where
+ * it sets none. The same fragments serve the guard inside the batch and the
+ * explanation read after it was undone, so they must not read what the
+ * change writes.
+ */
+function generalLimits(planOn: (date: Sql) => Sql, from: IsoDate, until?: IsoDate) {
+  const limit = (key: "capacity" | "slotCapacity") => (date: Sql) => sql`(${planOn(date)} ->> ${key})`;
+  return [
+    { scope: "day" as const, from, until, limit: limit("capacity") },
+    { scope: "slot" as const, from, until, limit: limit("slotCapacity") },
+  ];
 }
 
 /**
- * Sets a date's exception; true when it replaced one. A closure of a day with
- * valid general tickets is refused (409) unless `cancelTickets`, which
- * cancels them in the same batch.
+ * Replaces the whole week in one atomic batch. A week that closes a day, or
+ * moves its hours or slots, under valid general tickets (today or later, on
+ * dates without an exception) is refused (409 tickets-affected) unless
+ * `cancelTickets`; a limit below what is taken is refused (409 capacity-below-sold).
+ */
+export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule, change: HoursChange): Promise<void> {
+  const batch = new Batch(db);
+  const tickets = followTickets(batch, {
+    kind: "week-changed",
+    from: change.today,
+    decides: statements.weekDecides,
+    planOn: (date) => statements.weekPlanOn(schedule, date),
+    cancelTickets: change.cancelTickets,
+  });
+  for (const step of statements.replaceWeeklyHours(db, schedule)) batch.add(step);
+  const weekPlan = (date: Sql) => sql`(CASE WHEN ${statements.weekDecides(date)} THEN ${statements.weekPlanOn(schedule, date)} END)`;
+  guardPlaces(batch, generalLimits(weekPlan, change.today));
+  await tickets.settle(batch.run());
+}
+
+/**
+ * Sets a date's exception; true when it replaced one. A closure, or moved
+ * hours or slots, under valid general tickets is refused (409) unless
+ * `cancelTickets`, which cancels them in the same batch; a limit below what
+ * is taken is refused (409 capacity-below-sold).
  */
 export async function setHoursException(
   db: Db,
   date: IsoDate,
-  hours: OpeningHours | null,
+  plan: DayPlan | null,
   reason: string | null,
-  cancelTickets: boolean,
+  change: HoursChange,
 ): Promise<{ replaced: boolean }> {
   const batch = new Batch(db);
-  const tickets = hours === null ? followTickets(batch, { kind: "day-closed", date, cancelTickets }) : null;
+  const tickets = followTickets(batch, {
+    kind: "day-changed",
+    date,
+    plan: statements.planValue(plan),
+    cancelTickets: change.cancelTickets,
+  });
   const existed = batch.add(statements.exceptionExists(db, date));
-  batch.add(statements.upsertException(db, date, hours, reason));
-  await (tickets ? tickets.settle(batch.run()) : batch.run());
+  batch.add(statements.upsertException(db, date, plan, reason));
+  if (date >= change.today) guardPlaces(batch, generalLimits(() => statements.planValue(plan), date, date));
+  await tickets.settle(batch.run());
   return { replaced: existed.value };
 }
 
 /**
- * Removes a date's exception; false when there was none. When that closes
- * the day (special hours on a day the week keeps closed) and it has valid
- * general tickets, the database refuses it (409); close the day with
- * cancelTickets first.
+ * Removes a date's exception; false when there was none. The week decides
+ * the day again: when that closes it or moves its slots under valid general
+ * tickets, or sets a limit below what is taken, it is refused (409); change
+ * the exception with cancelTickets first.
  */
-export async function clearHoursException(db: Db, date: IsoDate): Promise<boolean> {
+export async function clearHoursException(db: Db, date: IsoDate, today: IsoDate): Promise<boolean> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, { kind: "day-closed", date, cancelTickets: false });
+  const tickets = followTickets(batch, {
+    kind: "day-changed",
+    date,
+    plan: statements.storedWeekPlanOn(sql`${date}`),
+    cancelTickets: false,
+  });
   const removed = batch.add(statements.deleteException(db, date));
+  if (date >= today) guardPlaces(batch, generalLimits(statements.storedWeekPlanOn, date, date));
   await tickets.settle(batch.run());
   return removed.value;
 }

@@ -1,56 +1,81 @@
 // The hours feature's tables (museum_weekly_hours, museum_hours_exceptions):
 // every statement on them, and the read fragments other features may put in theirs.
-import sql, { type Sql } from "sql-template-tag";
+import sql, { join, raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { SQL_NOW } from "../platform/sql";
-import type { HoursException, OpeningHours, WeeklySchedule } from "./calendar";
+import type { DayPlan, HoursException, WeeklySchedule } from "./calendar";
 
-type WeeklyRow = { day_of_week: number; time_open: string; time_close: string };
-type ExceptionRow = { date: string; time_open: string | null; time_close: string | null; reason: string | null };
+type PlanColumns = {
+  time_open: string | null;
+  time_close: string | null;
+  capacity: number | null;
+  entry_slot_minutes: number | null;
+  slot_capacity: number | null;
+};
+type WeeklyRow = PlanColumns & { day_of_week: number };
+type ExceptionRow = PlanColumns & { date: string; reason: string | null };
 
-function toException(row: ExceptionRow): HoursException {
+const PLAN_COLUMNS = sql`time_open, time_close, capacity, entry_slot_minutes, slot_capacity`;
+
+/** A row's plan, or null for a closed day; limits that are not set are left out. */
+function toPlan(row: PlanColumns): DayPlan | null {
+  if (row.time_open === null || row.time_close === null) return null;
   return {
-    date: row.date,
-    hours: row.time_open && row.time_close ? { timeOpen: row.time_open, timeClose: row.time_close } : null,
-    reason: row.reason,
+    timeOpen: row.time_open,
+    timeClose: row.time_close,
+    ...(row.capacity === null ? {} : { capacity: row.capacity }),
+    ...(row.entry_slot_minutes === null ? {} : { entrySlotMinutes: row.entry_slot_minutes }),
+    ...(row.slot_capacity === null ? {} : { slotCapacity: row.slot_capacity }),
   };
 }
 
-function toWeeklySchedule(rows: WeeklyRow[]): WeeklySchedule {
-  const schedule: WeeklySchedule = {};
-  for (const row of rows) schedule[row.day_of_week] = { timeOpen: row.time_open, timeClose: row.time_close };
-  return schedule;
+/** A plan as the table's columns, in their order. */
+function planValues(plan: DayPlan | null) {
+  return [
+    plan?.timeOpen ?? null,
+    plan?.timeClose ?? null,
+    plan?.capacity ?? null,
+    plan?.entrySlotMinutes ?? null,
+    plan?.slotCapacity ?? null,
+  ];
 }
 
 /** The weekly schedule. */
 export function selectWeeklySchedule(db: Db): Step<WeeklySchedule> {
-  return step(db, sql`SELECT day_of_week, time_open, time_close FROM museum_weekly_hours`, (result) =>
-    toWeeklySchedule(read.rows<WeeklyRow>()(result)),
-  );
+  return step(db, sql`SELECT day_of_week, ${PLAN_COLUMNS} FROM museum_weekly_hours`, (result) => {
+    const schedule: WeeklySchedule = {};
+    for (const row of read.rows<WeeklyRow>()(result)) schedule[row.day_of_week] = toPlan(row) ?? undefined;
+    return schedule;
+  });
 }
 
 /** The exceptions in [from, to], by date. */
 export function selectExceptions(db: Db, from: IsoDate, to: IsoDate): Step<HoursException[]> {
   return step(
     db,
-    sql`SELECT date, time_open, time_close, reason FROM museum_hours_exceptions
+    sql`SELECT date, ${PLAN_COLUMNS}, reason FROM museum_hours_exceptions
          WHERE date BETWEEN ${from} AND ${to} ORDER BY date`,
-    (result) => read.rows<ExceptionRow>()(result).map(toException),
+    (result) =>
+      read.rows<ExceptionRow>()(result).map((row) => ({ date: row.date, hours: toPlan(row), reason: row.reason })),
   );
+}
+
+/** The plans of a week as one JSON array indexed by day of week (0 = Sunday), `null` for a closed day. */
+function weekJson(schedule: WeeklySchedule): string {
+  return JSON.stringify(Array.from({ length: 7 }, (_, day) => schedule[day] ?? null));
 }
 
 /** The statements that replace the whole week. */
 export function replaceWeeklyHours(db: Db, schedule: WeeklySchedule): Step<void>[] {
-  const rows = Object.entries(schedule).flatMap(([day, hours]) =>
-    hours ? [{ day: Number(day), open: hours.timeOpen, close: hours.timeClose }] : [],
-  );
   return [
     step(db, sql`DELETE FROM museum_weekly_hours`, read.nothing),
     step(
       db,
-      sql`INSERT INTO museum_weekly_hours (day_of_week, time_open, time_close)
-          SELECT value ->> 'day', value ->> 'open', value ->> 'close' FROM json_each(${JSON.stringify(rows)})`,
+      sql`INSERT INTO museum_weekly_hours (day_of_week, ${PLAN_COLUMNS})
+          SELECT key, value ->> 'timeOpen', value ->> 'timeClose', value ->> 'capacity',
+                 value ->> 'entrySlotMinutes', value ->> 'slotCapacity'
+            FROM json_each(${weekJson(schedule)}) WHERE type = 'object'`,
       read.nothing,
     ),
   ];
@@ -66,13 +91,14 @@ export function exceptionExists(db: Db, date: IsoDate): Step<boolean> {
 }
 
 /** Sets the exception for a date (special hours, or `null`: closed). */
-export function upsertException(db: Db, date: IsoDate, hours: OpeningHours | null, reason: string | null): Step<void> {
+export function upsertException(db: Db, date: IsoDate, hours: DayPlan | null, reason: string | null): Step<void> {
   return step(
     db,
-    sql`INSERT INTO museum_hours_exceptions (date, time_open, time_close, reason)
-        VALUES (${date}, ${hours?.timeOpen ?? null}, ${hours?.timeClose ?? null}, ${reason})
+    sql`INSERT INTO museum_hours_exceptions (date, ${PLAN_COLUMNS}, reason)
+        VALUES (${date}, ${join(planValues(hours))}, ${reason})
         ON CONFLICT (date) DO UPDATE SET time_open = excluded.time_open, time_close = excluded.time_close,
-          reason = excluded.reason, updated_at = ${SQL_NOW}`,
+          capacity = excluded.capacity, entry_slot_minutes = excluded.entry_slot_minutes,
+          slot_capacity = excluded.slot_capacity, reason = excluded.reason, updated_at = ${SQL_NOW}`,
     read.nothing,
   );
 }
@@ -85,25 +111,71 @@ export function deleteException(db: Db, date: IsoDate): Step<boolean> {
 // The weekday of an SQL date expression, as museum_weekly_hours.day_of_week counts it (0 = Sunday).
 const weekdayOf = (date: Sql) => sql`CAST(strftime('%w', ${date}) AS INTEGER)`;
 
+// A plan row as JSON, in the shape of `DayPlan` (limits not set are JSON null).
+const planJson = (row: Sql) => sql`json_object('timeOpen', ${row}.time_open, 'timeClose', ${row}.time_close,
+  'capacity', ${row}.capacity, 'entrySlotMinutes', ${row}.entry_slot_minutes, 'slotCapacity', ${row}.slot_capacity)`;
+
 /**
- * True when the museum is open on `date` (an SQL expression). The date's
- * exception decides when it has one, else the weekly schedule: the rule of
- * `hoursOn`, for a write that checks the day in its own statement instead of
- * reading the calendar first (test/hours/statements.test.ts proves the two agree).
+ * The museum's plan on `date` (an SQL expression) as JSON in the shape of
+ * `DayPlan`, or NULL on a closed day. The date's exception decides when it
+ * has one, else the weekly schedule: the rule of `hoursOn`, for a write that
+ * checks the day in its own statement instead of reading the calendar first
+ * (test/hours/statements.test.ts proves the two agree).
  */
-export function museumOpenOn(date: Sql): Sql {
-  return sql`COALESCE(
-    (SELECT x.time_open IS NOT NULL FROM museum_hours_exceptions x WHERE x.date = ${date}),
-    EXISTS (SELECT 1 FROM museum_weekly_hours w WHERE w.day_of_week = ${weekdayOf(date)}))`;
+export function dayPlanOn(date: Sql): Sql {
+  return sql`(CASE WHEN EXISTS (SELECT 1 FROM museum_hours_exceptions x WHERE x.date = ${date})
+    THEN (SELECT CASE WHEN x.time_open IS NULL THEN NULL ELSE ${planJson(raw("x"))} END
+            FROM museum_hours_exceptions x WHERE x.date = ${date})
+    ELSE ${storedWeekPlanOn(date)}
+  END)`;
+}
+
+/** The plan `schedule` gives `date` (an SQL expression) as JSON, or NULL when that weekday is closed. */
+export function weekPlanOn(schedule: WeeklySchedule, date: Sql): Sql {
+  return sql`json_extract(${weekJson(schedule)}, '$[' || ${weekdayOf(date)} || ']')`;
+}
+
+/** The plan the weekly schedule as stored gives `date` (an SQL expression), whatever its exception says. */
+export function storedWeekPlanOn(date: Sql): Sql {
+  return sql`(SELECT ${planJson(raw("w"))} FROM museum_weekly_hours w WHERE w.day_of_week = ${weekdayOf(date)})`;
+}
+
+/** True when the week decides the plan of `date` (an SQL expression): it has no exception. */
+export function weekDecides(date: Sql): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM museum_hours_exceptions x WHERE x.date = ${date})`;
+}
+
+/** A plan (JSON, as `dayPlanOn` gives it) as bound JSON, or NULL for a closed day. */
+export function planValue(plan: DayPlan | null): Sql {
+  return sql`${plan === null ? null : JSON.stringify(plan)}`;
+}
+
+const minutes = (time: Sql) => sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 + CAST(substr(${time}, 4, 2) AS INTEGER))`;
+
+/**
+ * True when `entryTime` (an SQL expression, `HH:mm`) is a slot start of
+ * `plan` (JSON): a slot of `entrySlotMinutes` from `timeOpen`, ending by `timeClose`.
+ */
+export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
+  const slot = sql`(${plan} ->> 'entrySlotMinutes')`;
+  const start = minutes(entryTime);
+  const open = minutes(sql`(${plan} ->> 'timeOpen')`);
+  return sql`(${start} >= ${open} AND (${start} - ${open}) % ${slot} = 0
+    AND ${start} + ${slot} <= ${minutes(sql`(${plan} ->> 'timeClose')`)})`;
+}
+
+/** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
+export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
+  const end = sql`(${minutes(entryTime)} + (${plan} ->> 'entrySlotMinutes'))`;
+  return sql`printf('%02d:%02d', ${end} / 60, ${end} % 60)`;
 }
 
 /**
- * The time (`HH:mm`) the museum closes on `date` (an SQL expression), from
- * its exception or else the weekly schedule; NULL on a closed day.
+ * True when a general ticket with `entryTime` (an SQL expression, NULL for
+ * none) still has its place under `plan` (JSON, NULL: closed): the day is
+ * open and, on a timed day, the ticket's entry time is one of its slot starts.
  */
-export function museumClosingTime(date: Sql): Sql {
-  return sql`CASE WHEN EXISTS (SELECT 1 FROM museum_hours_exceptions x WHERE x.date = ${date})
-    THEN (SELECT x.time_close FROM museum_hours_exceptions x WHERE x.date = ${date})
-    ELSE (SELECT w.time_close FROM museum_weekly_hours w WHERE w.day_of_week = ${weekdayOf(date)})
-  END`;
+export function keepsEntry(plan: Sql, entryTime: Sql): Sql {
+  return sql`(${plan} IS NOT NULL AND ((${plan} ->> 'entrySlotMinutes') IS NULL
+    OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
 }

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError } from "./problem";
+import { GuardRaced } from "../platform/batch";
 import { D1_RETRY_AFTER_SECONDS, isD1Unavailable } from "../platform/d1-errors";
 import { log } from "../platform/log";
 
@@ -79,6 +80,13 @@ export const handleError: ErrorHandler<AppEnv> = (err, c) => {
           : {}),
         detail: malformed ? "The request body is not valid JSON." : err.message,
       },
+      requestId,
+    );
+  }
+  if (err instanceof GuardRaced) {
+    return problemResponse(
+      409,
+      { detail: "The data this request depends on changed while it ran; nothing was changed. Send it again.", headers: { "Retry-After": "0" } },
       requestId,
     );
   }

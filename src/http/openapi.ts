@@ -21,6 +21,20 @@ export const DateSchema = z
   .refine(isIsoDate, { error: "Must be a real calendar date, YYYY-MM-DD." })
   .openapi({ type: "string", format: "date", example: "2023-10-29" });
 
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** A time of day, 24-hour `HH:mm`. */
+export const TimeSchema = z
+  .string()
+  .regex(TIME, { error: "Must be a 24-hour time, HH:mm." })
+  .openapi({ pattern: "^([01]\\d|2[0-3]):?([0-5]\\d)$", example: "09:00" });
+
+/** A whole number within [min, max] (a JSON number: no fraction, no string, no null), with the one message that says so. */
+export function wholeNumber(min: number, max: number, description: string, example: number) {
+  const error = `Must be a whole number from ${min} to ${max}.`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).openapi({ description, example });
+}
+
 /** A uuid, compared in lower case as the service stores it. */
 export const UuidSchema = z
   .uuid({ error: "Must be a uuid." })
@@ -61,16 +75,17 @@ const PROBLEM_DESCRIPTIONS = {
   503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds.",
 } as const;
 
-/** The 409 of a schedule change that would leave valid tickets without their day. */
-export const ticketsAffectedResponse = {
+/** The 409 of a schedule or limit change that sold tickets refuse. */
+export const changeConflictResponse = {
   description:
-    "`/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change.",
+    "Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`).",
   content: {
     "application/problem+json": {
       schema: ProblemSchema.extend({
-        affectedTickets: z.number().int().openapi({ example: 3 }),
-        dates: z.array(DateSchema),
-      }).openapi("TicketsAffectedProblem"),
+        affectedTickets: z.number().int().optional().openapi({ example: 3 }),
+        dates: z.array(DateSchema).optional(),
+        sold: z.number().int().optional().openapi({ description: "capacity-below-sold: the most places taken on one of `dates`.", example: 42 }),
+      }).openapi("ChangeConflictProblem"),
     },
   },
 };

@@ -90,9 +90,13 @@ export const PROBLEM_TYPES = {
   malformedJson: "/problems/malformed-json",
   /** A schedule change would leave valid tickets without their day (`affectedTickets`, `dates`). */
   ticketsAffected: "/problems/tickets-affected",
+  /** Capacity (docs/capacity.md). */
+  soldOut: "/problems/sold-out",
+  capacityBelowSold: "/problems/capacity-below-sold",
   /** Admission outcomes a gate program switches on (docs/admission.md). */
   alreadyAdmitted: "/problems/already-admitted",
   ticketCancelled: "/problems/ticket-cancelled",
   notValidToday: "/problems/not-valid-today",
+  tooEarly: "/problems/too-early",
   invalidTicketCode: "/problems/invalid-ticket-code",
 } as const;

@@ -2,7 +2,7 @@
 // a feature's statements file builds `Step`s, a service adds them to a
 // `Batch` in order, runs it once (one D1 round trip, atomic) and reads
 // each step's result through the handle `add` gave it.
-import type { Sql } from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 
 /** The database surface statements need: a plain D1 binding in scripts and tests, a D1 session in a request. */
 export type Db = Pick<D1Database, "prepare" | "batch">;
@@ -49,13 +49,30 @@ export async function runStep<T>(step: Step<T>): Promise<T> {
   return step.read(await step.statement.all());
 }
 
+/** What the database says when a batch's guard is violated (migrations/0011_capacity.sql). */
+const GUARD_MARKER = "batch_guard_refused";
+
+/**
+ * A guard was violated when the batch ran, but none of the explanations
+ * finds the violation any more (a concurrent change undid it): the request
+ * may simply be sent again.
+ */
+export class GuardRaced extends Error {
+  constructor() {
+    super("A batch guard was violated by a concurrent change");
+  }
+}
+
+type Guard = { explain: () => Promise<Error | null> };
+
 /**
  * Statements of one or more features, run as one `db.batch`: one round trip,
- * all or nothing (a statement that fails, or a trigger that aborts, rolls
- * the whole batch back).
+ * all or nothing (a statement that fails, a trigger that aborts, or a guard
+ * that is violated rolls the whole batch back).
  */
 export class Batch {
   private readonly steps: Step<unknown>[] = [];
+  private readonly guards: Guard[] = [];
   private values: unknown[] | null = null;
 
   /** `db`: the database the steps are prepared on and the batch runs on. */
@@ -74,10 +91,32 @@ export class Batch {
     };
   }
 
+  /**
+   * Adds a guard after the steps already added: when `violated` (an SQL
+   * condition) holds at that point of the batch, the whole batch is undone.
+   * `explain` then reads why (after the batch, one more round trip) and
+   * returns the error to throw, or null when the violation is gone; guards
+   * are explained in the order they were added.
+   */
+  guard(violated: Sql, explain: () => Promise<Error | null>): void {
+    this.add(step(this.db, sql`INSERT INTO batch_guards (refusal) SELECT 'refused' WHERE ${violated}`, read.nothing));
+    this.guards.push({ explain });
+  }
+
   /** Runs every step in one `db.batch`, then reads each result for its handle. */
   async run(): Promise<void> {
     if (this.values) throw new Error("Batch already ran");
-    const results = await this.db.batch(this.steps.map((step) => step.statement));
+    let results: D1Result[];
+    try {
+      results = await this.db.batch(this.steps.map((step) => step.statement));
+    } catch (error) {
+      if (!(error instanceof Error && error.message.includes(GUARD_MARKER))) throw error;
+      for (const guard of this.guards) {
+        const explained = await guard.explain();
+        if (explained) throw explained;
+      }
+      throw new GuardRaced();
+    }
     this.values = this.steps.map((step, i) => step.read(results[i]!));
   }
 }

@@ -1,3 +1,4 @@
+import { settingsOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { ProblemError } from "../http/problem";
 import { timeIn, todayIn } from "../platform/dates";
@@ -8,6 +9,7 @@ import { attendanceOn } from "./admission/attendance";
 import { lookUpTicketForImage } from "./lookup";
 import { signingKeysFromEnv } from "./qr";
 import type * as routes from "./routes";
+import { availabilityOn } from "./sale/availability";
 import { sellTicket } from "./sale/sell";
 import { ticketStatus } from "./status";
 
@@ -15,9 +17,9 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   const now = new Date();
   const { response, replayed } = await sellTicket(c.var.db, c.req.valid("json"), {
     soldBy: c.var.principal.name,
-    today: todayIn(c.env.MUSEUM_TIMEZONE, now),
-    timeNow: timeIn(c.env.MUSEUM_TIMEZONE, now),
-    generalPriceCents: Number(c.env.GENERAL_TICKET_PRICE_CENTS),
+    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    timeNow: timeIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    generalPriceCents: settingsOf(c.env).GENERAL_TICKET_PRICE_CENTS,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   // A replay's image was prepared with its first response.
@@ -29,6 +31,14 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   c.header("Location", `${new URL(c.req.url).pathname}/${response.ticketId}/qr`);
   if (replayed) c.header("Idempotent-Replayed", "true");
   return c.json(response, 201);
+};
+
+export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = async (c) => {
+  const now = new Date();
+  const timeZone = settingsOf(c.env).MUSEUM_TIMEZONE;
+  const museumNow = { today: todayIn(timeZone, now), time: timeIn(timeZone, now) };
+  c.header("Cache-Control", "no-store");
+  return c.json(await availabilityOn(c.var.db, c.req.valid("query").date ?? museumNow.today, museumNow), 200);
 };
 
 function ticketNotFound(ticketId: string) {
@@ -66,7 +76,9 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
   const now = new Date();
   const admission = await admit(c.var.db, c.req.valid("json").code, {
     keys: signingKeysFromEnv(c.env),
-    today: todayIn(c.env.MUSEUM_TIMEZONE, now),
+    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    time: timeIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
     gate: c.var.principal.name,
     now,
   });
@@ -75,7 +87,7 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
 };
 
 export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {
-  const date = c.req.valid("query").date ?? todayIn(c.env.MUSEUM_TIMEZONE);
+  const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await attendanceOn(c.var.db, date), 200);
 };

@@ -4,6 +4,7 @@ import * as routes from "./routes";
 
 export const ticketsRouter = createRouter()
   .openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets)
+  .openapi(routes.getAvailability, handlers.getAvailability)
   .openapi(routes.getTicketCode, handlers.getTicketCode)
   .openapi(routes.getTicketStatus, handlers.getTicketStatus)
   .openapi(routes.admitTicket, handlers.admitTicket)

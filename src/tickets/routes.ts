@@ -1,12 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, problemResponses } from "../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { BASIC_AUTH, jsonRequestBody, jsonContent, ProblemSchema, problemResponses, TimeSchema } from "../http/openapi";
 import {
   AdmissionProblemSchema,
   AdmissionRequestSchema,
   AdmissionSchema,
   AttendanceQuerySchema,
   AttendanceSummarySchema,
+  AvailabilityQuerySchema,
+  AvailabilitySchema,
   BuyMuseumTicketsRequestSchema,
   BuyMuseumTicketsResponseSchema,
   IdempotencyHeadersSchema,
@@ -26,7 +29,7 @@ export const buyMuseumTickets = createRoute({
   operationId: "buyMuseumTickets",
   summary: "Buy museum tickets",
   description:
-    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe.",
+    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`.",
   tags,
   security: BASIC_AUTH,
   ...staff,
@@ -42,7 +45,36 @@ export const buyMuseumTickets = createRoute({
         },
       },
     },
-    ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422),
+    409: {
+      description:
+        "`/problems/sold-out`: a limit would be passed; `available` is what is left where it fell short and, on a timed day, `availableEntryTimes` lists up to five slots with room, nearest first. Nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed.",
+      content: {
+        "application/problem+json": {
+          schema: ProblemSchema.extend({
+            available: z.number().int().optional().openapi({ example: 0 }),
+            availableEntryTimes: z.array(TimeSchema).optional(),
+          }).openapi("SoldOutProblem"),
+        },
+      },
+    },
+    ...problemResponses(400, 401, 403, 404, 413, 415, 422),
+  },
+});
+
+export const getAvailability = createRoute({
+  method: "get",
+  path: "/availability",
+  operationId: "getAvailability",
+  summary: "What is left to sell on a day",
+  description:
+    "General places of a day (per entry slot on a timed day) and each active event's that day. Read in one round trip, possibly from a replica a moment behind: advice for kiosks and the box office; the purchase decides.",
+  tags: ["Availability"],
+  security: BASIC_AUTH,
+  ...staff,
+  request: { query: AvailabilityQuerySchema },
+  responses: {
+    200: jsonContent(AvailabilitySchema, "Success."),
+    ...problemResponses(400, 401, 403),
   },
 });
 

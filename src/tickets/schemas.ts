@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
-import { DateSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
 
 const TicketTypeSchema = z
   .enum(["event", "general"], { error: "Must be 'general' or 'event'." })
@@ -29,10 +29,10 @@ const PurchaseFields = {
 
 /**
  * A valid purchase, as the service works with it: a general ticket has no
- * event, an event ticket has one.
+ * event and may have an entry time, an event ticket has an event.
  */
 const PurchaseSchema = z.discriminatedUnion("ticketType", [
-  z.object({ ticketType: z.literal("general"), ...PurchaseFields }),
+  z.object({ ticketType: z.literal("general"), entryTime: z.string().optional(), ...PurchaseFields }),
   z.object({ ticketType: z.literal("event"), eventId: z.string(), ...PurchaseFields }),
 ]);
 export type Purchase = z.infer<typeof PurchaseSchema>;
@@ -53,8 +53,16 @@ export const BuyMuseumTicketsRequestSchema = z
     ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
     email: EmailSchema,
     phone: PhoneSchema.optional(),
+    entryTime: TimeSchema.optional().openapi({
+      description:
+        "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).",
+      example: "10:30",
+    }),
   })
   .superRefine((body, ctx) => {
+    if (body.ticketType === "event" && body.entryTime !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["entryTime"], message: "Must be left out for event tickets." });
+    }
     if (body.ticketType === "event" && body.eventId === undefined) {
       ctx.addIssue({ code: "custom", path: ["eventId"], message: "Required for event tickets." });
     }
@@ -80,6 +88,7 @@ export const BuyMuseumTicketsResponseSchema = z
     ticketId: TicketIdSchema,
     ticketType: TicketTypeSchema,
     ticketDate: DateSchema.openapi({ description: "Date the ticket is valid for." }),
+    entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only).", example: "10:30" }),
     confirmationCode: z.string().openapi("TicketConfirmation", {
       description: "Unique confirmation code used to verify ticket purchase.",
       example: "ticket-event-a98c8f-7eb12",
@@ -126,6 +135,7 @@ export const AdmissionRequestSchema = z
 const EventIdOfTicket = EventIdSchema.optional().openapi({ description: "The event (event tickets only)." });
 const EventNameOfTicket = z.string().optional().openapi({ description: "The event's name (event tickets only)." });
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-12-01T14:03:07.123Z" });
+const Price = z.number().openapi({ format: "float", example: 25 });
 
 export const AdmissionSchema = z
   .object({
@@ -165,6 +175,8 @@ export const TicketStatusSchema = z
     ticketDate: DateSchema,
     eventId: EventIdOfTicket,
     eventName: EventNameOfTicket,
+    entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only)." }),
+    price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     status: z.enum(["valid", "admitted", "cancelled"]).openapi("TicketStatusValue"),
     admittedAt: Timestamp.optional(),
     cancelledAt: Timestamp.optional(),
@@ -192,3 +204,48 @@ export const AttendanceQuerySchema = z.object({
     param: { name: "date", in: "query", description: "The day counted (default: today, museum time zone)." },
   }),
 });
+
+export const AvailabilityQuerySchema = z.object({
+  date: DateSchema.optional().openapi({
+    param: {
+      name: "date",
+      in: "query",
+      description: "The day (default: today, museum time zone); today or later, within the 365 days tickets are sold.",
+    },
+  }),
+});
+
+const Count = z.number().int();
+const Limit = z.number().int().nullable().openapi({ description: "`null`: no limit." });
+
+export const AvailabilitySchema = z
+  .object({
+    date: DateSchema,
+    open: z.boolean().openapi({ description: "Whether the museum is open that day (events take place on closed days too)." }),
+    general: z.object({
+      capacity: Limit.openapi({ description: "The day's limit on general tickets; `null`: none." }),
+      taken: Count.openapi({ description: "Valid and admitted general tickets for the day." }),
+      available: Limit.openapi({
+        description:
+          "General tickets that can still be sold that day (0 on a closed day and once today's sales have ended; on a timed day the smaller of the day's room and the slots' room); `null`: no limit.",
+      }),
+      entrySlots: z
+        .array(
+          z.object({
+            entryTime: TimeSchema,
+            capacity: Count.openapi({ description: "The slot's limit (`slotCapacity`)." }),
+            taken: Count,
+            available: Count.openapi({ description: "The slot's own room, no more than the day's; 0 once the slot has ended." }),
+          }),
+        )
+        .optional()
+        .openapi({ description: "Timed-entry days only: every slot, in order." }),
+    }),
+    events: z.array(
+      z.object({ eventId: EventIdSchema, name: z.string(), capacity: Limit, taken: Count, available: Limit }),
+    ).openapi({ description: "The active events that take place that day, by name." }),
+  })
+  .openapi("Availability", {
+    description: "What is left to sell on a day. Advice, read from a replica that may be a moment behind: the purchase decides.",
+  });
+export type Availability = z.infer<typeof AvailabilitySchema>;

@@ -1,8 +1,8 @@
 // The tickets feature's tables (tickets, admissions): every statement on
 // them, and the read fragments other features may put in theirs.
-import sql, { type Sql } from "sql-template-tag";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { activeEventOn, eventIsActive, eventName } from "../events/statements";
-import { museumClosingTime, museumOpenOn } from "../hours/statements";
+import { dayPlanOn, isSlotStart, keepsEntry, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { SQL_NOW } from "../platform/sql";
@@ -18,31 +18,105 @@ export type NewTicket = Purchase & {
   museumNow: { today: IsoDate; time: string };
 };
 
-const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by)`;
+const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time)`;
+
+/** Where places are counted: a day's general tickets, an entry slot's, an event date's. */
+export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
+
+/** Places taken on `date` in a scope (`ref` an SQL expression): one primary-key read, however many were sold. */
+const placesTaken = (date: Sql, scope: string, ref: Sql) =>
+  sql`coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)`;
 
 /**
  * Writes a ticket only while the sale's condition holds, checked in the same
- * statement so that nothing can slip between a check and the write: a
- * general ticket when the museum is open that day and, for today, before its
- * closing time; an event ticket while the event is active and has that date,
- * at the event's price read in the same statement. `guard`, an SQL
+ * statement so that nothing can slip between a check and the write (and no
+ * two sales can both take the last place: D1 runs one write at a time).
+ * A general ticket: the museum is open that day; `entryTime` is given
+ * exactly on a timed day and is one of its slot starts; for today, before
+ * closing time (a timed ticket: before its slot ends); and a place is left
+ * under the day's `capacity` and the slot's `slotCapacity`. An event ticket:
+ * the event is active and has that date, a place is left under its
+ * `capacity`, and its price is read in the same statement. `guard`, an SQL
  * condition, must hold too (an Idempotency-Key's claim). Reads whether it wrote.
  */
 export function insertTicket(db: Db, ticket: NewTicket, guard: Sql = sql`1`): Step<boolean> {
   const buyer = sql`${ticket.confirmationCode}, ${ticket.email}, ${ticket.phone ?? null}`;
   const date = sql`${ticket.ticketDate}`;
-  const query =
-    ticket.ticketType === "general"
-      ? sql`INSERT INTO tickets ${TICKET_COLUMNS}
-            SELECT ${ticket.ticketId}, 'general', ${ticket.ticketDate}, NULL, ${buyer}, ${ticket.generalPriceCents}, ${ticket.soldBy}
-             WHERE ${museumOpenOn(date)}
-               AND (${date} > ${ticket.museumNow.today} OR ${ticket.museumNow.time} < ${museumClosingTime(date)})
-               AND ${guard}`
-      : sql`INSERT INTO tickets ${TICKET_COLUMNS}
-            SELECT ${ticket.ticketId}, 'event', ev.event_date, ev.event_id, ${buyer}, ev.price_cents, ${ticket.soldBy}
-              FROM (${activeEventOn(ticket.eventId, ticket.ticketDate)}) ev
-             WHERE ${guard}`;
-  return step(db, query, (result) => read.changes(result) === 1);
+  if (ticket.ticketType === "event") {
+    return step(
+      db,
+      sql`INSERT INTO tickets ${TICKET_COLUMNS}
+          SELECT ${ticket.ticketId}, 'event', ev.event_date, ev.event_id, ${buyer}, ev.price_cents, ${ticket.soldBy}, NULL
+            FROM (${activeEventOn(ticket.eventId, ticket.ticketDate)}) ev
+           WHERE (ev.capacity IS NULL OR ${placesTaken(date, "event", sql`${ticket.eventId}`)} < ev.capacity)
+             AND ${guard}`,
+      (result) => read.changes(result) > 0,
+    );
+  }
+  const entry = sql`${ticket.entryTime ?? null}`;
+  const plan = raw("d.plan");
+  return step(
+    db,
+    sql`INSERT INTO tickets ${TICKET_COLUMNS}
+        SELECT ${ticket.ticketId}, 'general', ${date}, NULL, ${buyer}, ${ticket.generalPriceCents}, ${ticket.soldBy}, ${entry}
+          FROM (SELECT ${dayPlanOn(date)} AS plan) d
+         WHERE d.plan IS NOT NULL
+           AND ((d.plan ->> 'entrySlotMinutes') IS NULL) = (${entry} IS NULL)
+           AND (${entry} IS NULL OR ${isSlotStart(plan, entry)})
+           AND (${date} > ${ticket.museumNow.today}
+                OR ${ticket.museumNow.time} < CASE WHEN ${entry} IS NULL THEN d.plan ->> 'timeClose' ELSE ${slotEndOf(plan, entry)} END)
+           AND ((d.plan ->> 'capacity') IS NULL OR ${placesTaken(date, "day", sql`''`)} < (d.plan ->> 'capacity'))
+           AND ((d.plan ->> 'slotCapacity') IS NULL OR ${placesTaken(date, "slot", entry)} < (d.plan ->> 'slotCapacity'))
+           AND ${guard}`,
+    (result) => read.changes(result) > 0,
+  );
+}
+
+/** Places taken on `date`, per scope: the day's general tickets, each slot's, each event's. */
+export type PlacesTaken = { day: number; slots: Map<string, number>; events: Map<string, number> };
+
+export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
+  return step(db, sql`SELECT scope, ref, taken FROM ticket_places WHERE ticket_date = ${date}`, (result) => {
+    const places: PlacesTaken = { day: 0, slots: new Map(), events: new Map() };
+    for (const row of read.rows<{ scope: PlaceScope["scope"]; ref: string; taken: number }>()(result)) {
+      if (row.scope === "day") places.day = row.taken;
+      else (row.scope === "slot" ? places.slots : places.events).set(row.ref, row.taken);
+    }
+    return places;
+  });
+}
+
+/**
+ * A limit on places, for a change that sets one: in `scope` (of `ref`
+ * only, when given), from `from` on, at most `limit(date)` places (an SQL
+ * expression of the date column; NULL: no limit).
+ */
+export type PlaceLimit = {
+  scope: PlaceScope["scope"];
+  ref?: string;
+  from: IsoDate;
+  /** The last date checked (default: every date from `from` on). */
+  until?: IsoDate;
+  limit: (date: Sql) => Sql;
+};
+
+/** The dates a limit would leave with more places taken than it allows, and the most taken on each. */
+function overLimitQuery({ scope, ref, from, until, limit }: PlaceLimit): Sql {
+  return sql`SELECT p.ticket_date, max(p.taken) AS sold FROM ticket_places p
+     WHERE p.scope = ${scope} AND p.ticket_date >= ${from}
+       ${until === undefined ? sql`` : sql`AND p.ticket_date <= ${until}`}
+       ${ref === undefined ? sql`` : sql`AND p.ref = ${ref}`}
+       AND p.taken > ${limit(raw("p.ticket_date"))}
+     GROUP BY p.ticket_date`;
+}
+
+/** True when the limit is below what is taken on some date. */
+export function placesOverLimit(limit: PlaceLimit): Sql {
+  return sql`EXISTS (${overLimitQuery(limit)})`;
+}
+
+export function selectPlacesOverLimit(db: Db, limit: PlaceLimit): Step<{ ticket_date: string; sold: number }[]> {
+  return step(db, sql`${overLimitQuery(limit)} ORDER BY p.ticket_date`, read.rows());
 }
 
 /** True once the ticket `ticketId` is written. */
@@ -58,12 +132,14 @@ export type TicketRow = {
   event_id: string | null;
   event_name: string | null;
   confirmation_code: string;
+  entry_time: string | null;
+  price_cents: number;
   cancelled_at: string | null;
   admitted_at: string | null;
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-  t.confirmation_code, t.cancelled_at, t.admitted_at`;
+  t.confirmation_code, t.entry_time, t.price_cents, t.cancelled_at, t.admitted_at`;
 
 /** A ticket, or null. */
 export function selectTicket(db: Db, ticketId: string): Step<TicketRow | null> {
@@ -73,7 +149,15 @@ export function selectTicket(db: Db, ticketId: string): Step<TicketRow | null> {
 /** A ticket as the admission batch finds it after its write: `admitted_at` is its admission's. */
 export type AdmissionRow = TicketRow & { admission_id: string | null; gate: string | null };
 
-export type AdmissionAttempt = { admissionId: string; ticketId: string; today: IsoDate; gate: string; admittedAt: string };
+export type AdmissionAttempt = {
+  admissionId: string;
+  ticketId: string;
+  today: IsoDate;
+  /** A timed ticket is admitted once the museum's time is `earliestEntry` before its entry time: the latest entry time admitted now (`HH:mm`). */
+  latestEntryTime: string;
+  gate: string;
+  admittedAt: string;
+};
 
 /**
  * The statements that admit a ticket and read back how things stand. The
@@ -90,6 +174,7 @@ export function recordAdmission(db: Db, attempt: AdmissionAttempt): [Step<void>,
           SELECT ${attempt.admissionId}, t.ticket_id, ${attempt.admittedAt}, ${attempt.gate} FROM tickets t
            WHERE t.ticket_id = ${attempt.ticketId} AND t.ticket_date = ${attempt.today}
              AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
+             AND (t.entry_time IS NULL OR t.entry_time <= ${attempt.latestEntryTime})
           ON CONFLICT (ticket_id) DO NOTHING`,
       read.nothing,
     ),
@@ -103,7 +188,7 @@ export function recordAdmission(db: Db, attempt: AdmissionAttempt): [Step<void>,
     step(
       db,
       sql`SELECT t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-                 t.confirmation_code, t.cancelled_at, a.admission_id, a.admitted_at, a.gate
+                 t.confirmation_code, t.entry_time, t.price_cents, t.cancelled_at, a.admission_id, a.admitted_at, a.gate
             FROM tickets t LEFT JOIN admissions a ON a.ticket_id = t.ticket_id
            WHERE t.ticket_id = ${attempt.ticketId}`,
       read.first<AdmissionRow>(),
@@ -144,8 +229,23 @@ export type TicketCause =
   | { kind: "event-deleted"; eventId: string }
   /** The event changes; `dates`, when given, replace its dates. */
   | { kind: "event-changed"; eventId: string; dates?: IsoDate[]; cancelTickets: boolean }
-  /** The museum closes on `date` (general tickets only; events run on closed days). */
-  | { kind: "day-closed"; date: IsoDate; cancelTickets: boolean };
+  /**
+   * `date` gets a new plan (`plan`: JSON as hours' `dayPlanOn` gives it, NULL
+   * for closed), by an exception set or removed (general tickets only; events
+   * run on closed days).
+   */
+  | { kind: "day-changed"; date: IsoDate; plan: Sql; cancelTickets: boolean }
+  /**
+   * The weekly schedule changes: from `from` on, every date it `decides`
+   * (an SQL condition of the date) gets the plan `planOn(date)` (JSON, NULL: closed).
+   */
+  | {
+      kind: "week-changed";
+      from: IsoDate;
+      decides: (date: Sql) => Sql;
+      planOn: (date: Sql) => Sql;
+      cancelTickets: boolean;
+    };
 
 const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL`;
 
@@ -158,9 +258,20 @@ export function strandedBy(cause: TicketCause): Sql | null {
       if (!cause.dates) return null;
       return sql`event_id = ${cause.eventId} AND ${VALID} AND ${eventIsActive(sql`${cause.eventId}`)}
                  AND ticket_date NOT IN (SELECT value FROM json_each(${JSON.stringify(cause.dates)}))`;
-    case "day-closed":
-      return sql`ticket_type = 'general' AND ticket_date = ${cause.date} AND ${VALID}`;
+    case "day-changed":
+      return sql`ticket_type = 'general' AND ticket_date = ${cause.date} AND ${VALID}
+                 AND NOT ${keepsEntry(cause.plan, raw("entry_time"))}`;
+    case "week-changed": {
+      const date = raw("ticket_date");
+      return sql`ticket_type = 'general' AND ticket_date >= ${cause.from} AND ${VALID}
+                 AND ${cause.decides(date)} AND NOT ${keepsEntry(cause.planOn(date), raw("entry_time"))}`;
+    }
   }
+}
+
+/** True when a ticket is among those `stranded` names. */
+export function anyTicket(stranded: Sql): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE ${stranded})`;
 }
 
 /** Cancels the tickets `stranded` names. */

@@ -20,6 +20,8 @@ export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStat
   if (!row) return null;
   return {
     ...ticketFacts(row),
+    ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+    price: row.price_cents / 100,
     status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : "valid",
     ...(row.admitted_at === null ? {} : { admittedAt: row.admitted_at }),
     ...(row.cancelled_at === null ? {} : { cancelledAt: row.cancelled_at }),

@@ -243,6 +243,7 @@ describe("GET /tickets/{ticketId}", () => {
       ticketDate: plusDays(TODAY, 1),
       eventId: ticket.eventId,
       eventName: ticket.eventName,
+      price: 12.5,
       status: "valid",
     });
   });

@@ -27,23 +27,25 @@ const MAY_IMPORT: Record<string, string[]> = {
   "platform": [],
   "accounts": ["env.ts", "platform"],
   "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
+  // The Worker's settings, parsed once: any unit may read them.
+  "settings.ts": [],
   "http": ["env.ts", "platform"],
-  "middleware": ["env.ts", "platform", "http", "accounts"],
+  "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform"],
   // A closure's batch carries the tickets' part (tickets/follow.ts).
-  "hours": ["env.ts", "platform", "http", "middleware", "tickets/follow.ts"],
+  "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
   // Tickets put the events' and the hours' read fragments in their own statements.
   "tickets": [
-    "env.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
     "hours/calendar.ts", "hours/statements.ts",
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
   ],
   // Webhooks never read events: the events service hands the outbox the event's payload fragment.
-  "webhooks": ["env.ts", "platform", "http", "middleware"],
+  "webhooks": ["env.ts", "settings.ts", "platform", "http", "middleware"],
   // An event change's batch carries the tickets' part and the outbox's deliveries.
   "events": [
-    "env.ts", "platform", "http", "middleware",
+    "env.ts", "settings.ts", "platform", "http", "middleware",
     "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
   ],
   "health": ["env.ts", "platform", "http"],
@@ -51,7 +53,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs", "webhooks"],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [
-    "app.ts", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
+    "app.ts", "settings.ts", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
     "webhooks/deliver.ts", "webhooks/outbox.ts",
   ],
 };

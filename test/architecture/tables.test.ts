@@ -16,6 +16,8 @@ const OWNER: Record<string, string> = {
   museum_hours_exceptions: "hours/statements.ts",
   tickets: "tickets/statements.ts",
   admissions: "tickets/statements.ts",
+  ticket_places: "tickets/statements.ts",
+  batch_guards: "platform/batch.ts",
   idempotency_keys: "idempotency/statements.ts",
   webhook_subscriptions: "webhooks/statements.ts",
   webhook_deliveries: "webhooks/statements.ts",

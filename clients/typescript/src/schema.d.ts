@@ -56,7 +56,7 @@ export interface paths {
         get: operations["getWeeklySchedule"];
         /**
          * Replace the weekly schedule
-         * @description Replaces the regular opening hours of every weekday at once; `null` closes a day. Admin only.
+         * @description Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, or moves its hours or entry slots, under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.
          */
         put: operations["replaceWeeklySchedule"];
         post?: never;
@@ -96,13 +96,13 @@ export interface paths {
         get?: never;
         /**
          * Set an hours exception
-         * @description Closes the museum on a date, or sets special hours for it, replacing any earlier exception. Closing a day that has valid general tickets is refused (409, `affectedTickets`, `dates`) unless `cancelTickets=true` cancels them in the same write. Admin only.
+         * @description Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, or moving its hours or entry slots, under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.
          */
         put: operations["putHoursException"];
         post?: never;
         /**
          * Remove an hours exception
-         * @description The date follows the weekly schedule again. When that closes a day with valid general tickets, it is refused (409); close the day with `cancelTickets=true` first. Admin only.
+         * @description The date follows the weekly schedule again. When that closes the day or moves its entry slots under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.
          */
         delete: operations["deleteHoursException"];
         options?: never;
@@ -173,9 +173,29 @@ export interface paths {
         put?: never;
         /**
          * Buy museum tickets
-         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe.
+         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`.
          */
         post: operations["buyMuseumTickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is left to sell on a day
+         * @description General places of a day (per entry slot on a timed day) and each active event's that day. Read in one round trip, possibly from a replica a moment behind: advice for kiosks and the box office; the purchase decides.
+         */
+        get: operations["getAvailability"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -386,6 +406,11 @@ export interface components {
              * @example 25
              */
             price: number;
+            /**
+             * @description The most tickets for each of the event's dates (no limit when left out).
+             * @example 40
+             */
+            capacity?: number;
         };
         Health: {
             /** @enum {string} */
@@ -468,12 +493,38 @@ export interface components {
             friday: components["schemas"]["OpeningHours"];
             saturday: components["schemas"]["OpeningHours"];
         };
+        /** @description A weekday's hours and its optional limits. */
         OpeningHours: {
             /** @example 09:00 */
             timeOpen: string;
             /** @example 09:00 */
             timeClose: string;
+            /**
+             * @description The most general tickets for the day (no limit when left out).
+             * @example 500
+             */
+            capacity?: number;
+            /**
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @example 30
+             */
+            entrySlotMinutes?: number;
+            /**
+             * @description Timed entry: the most general tickets for each slot. Comes with `entrySlotMinutes`.
+             * @example 40
+             */
+            slotCapacity?: number;
         } | null;
+        ChangeConflictProblem: components["schemas"]["Problem"] & {
+            /** @example 3 */
+            affectedTickets?: number;
+            dates?: string[];
+            /**
+             * @description capacity-below-sold: the most places taken on one of `dates`.
+             * @example 42
+             */
+            sold?: number;
+        };
         HoursExceptionList: components["schemas"]["HoursException"][];
         HoursException: {
             /**
@@ -486,12 +537,22 @@ export interface components {
             timeOpen?: string;
             /** @example 09:00 */
             timeClose?: string;
+            /**
+             * @description The most general tickets for the day (no limit when left out).
+             * @example 500
+             */
+            capacity?: number;
+            /**
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @example 30
+             */
+            entrySlotMinutes?: number;
+            /**
+             * @description Timed entry: the most general tickets for each slot. Comes with `entrySlotMinutes`.
+             * @example 40
+             */
+            slotCapacity?: number;
             reason?: string;
-        };
-        TicketsAffectedProblem: components["schemas"]["Problem"] & {
-            /** @example 3 */
-            affectedTickets: number;
-            dates: string[];
         };
         /**
          * @description A closure (`closed: true`) or special hours for one date.
@@ -506,6 +567,21 @@ export interface components {
             timeOpen?: string;
             /** @example 09:00 */
             timeClose?: string;
+            /**
+             * @description The most general tickets for the day (no limit when left out).
+             * @example 500
+             */
+            capacity?: number;
+            /**
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @example 30
+             */
+            entrySlotMinutes?: number;
+            /**
+             * @description Timed entry: the most general tickets for each slot. Comes with `entrySlotMinutes`.
+             * @example 40
+             */
+            slotCapacity?: number;
             /**
              * @description Why the day differs (shown to staff).
              * @example New Year's Day
@@ -543,6 +619,11 @@ export interface components {
              * @example 25
              */
             price: number;
+            /**
+             * @description The most tickets for each of the event's dates (no limit when left out).
+             * @example 40
+             */
+            capacity?: number;
         };
         /** @description Request payload for creating new special events at the museum. */
         CreateSpecialEventRequest: {
@@ -569,6 +650,11 @@ export interface components {
              * @example 25
              */
             price: number;
+            /**
+             * @description The most tickets for each of the event's dates (no limit when left out).
+             * @example 40
+             */
+            capacity?: number;
         };
         /** @description List of upcoming special events. */
         ListSpecialEventsResponse: components["schemas"]["SpecialEventResponse"][];
@@ -597,6 +683,11 @@ export interface components {
              * @example 25
              */
             price?: number;
+            /**
+             * @description The most tickets for each of the event's dates; `null` removes the limit.
+             * @example 40
+             */
+            capacity?: number | null;
         };
         /** @description Details for a museum ticket after a successful purchase. */
         BuyMuseumTicketsResponse: {
@@ -611,6 +702,11 @@ export interface components {
              * @example 2023-10-29
              */
             ticketDate: string;
+            /**
+             * @description Entry slot (timed-entry days only).
+             * @example 10:30
+             */
+            entryTime?: string;
             confirmationCode: components["schemas"]["TicketConfirmation"];
         };
         /**
@@ -635,6 +731,11 @@ export interface components {
          * @example ticket-event-a98c8f-7eb12
          */
         TicketConfirmation: string;
+        SoldOutProblem: components["schemas"]["Problem"] & {
+            /** @example 0 */
+            available?: number;
+            availableEntryTimes?: string[];
+        };
         /** @description Request payload used for purchasing museum tickets. */
         BuyMuseumTicketsRequest: {
             ticketType: components["schemas"]["TicketType"];
@@ -652,6 +753,11 @@ export interface components {
             ticketDate: string;
             email: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
+            /**
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @example 10:30
+             */
+            entryTime?: string;
         };
         /**
          * Format: email
@@ -664,6 +770,49 @@ export interface components {
          * @example +1(234)-567-8910
          */
         Phone: string;
+        /** @description What is left to sell on a day. Advice, read from a replica that may be a moment behind: the purchase decides. */
+        Availability: {
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            date: string;
+            /** @description Whether the museum is open that day (events take place on closed days too). */
+            open: boolean;
+            general: {
+                /** @description The day's limit on general tickets; `null`: none. */
+                capacity: number | null;
+                /** @description Valid and admitted general tickets for the day. */
+                taken: number;
+                /** @description General tickets that can still be sold that day (0 on a closed day and once today's sales have ended; on a timed day the smaller of the day's room and the slots' room); `null`: no limit. */
+                available: number | null;
+                /** @description Timed-entry days only: every slot, in order. */
+                entrySlots?: {
+                    /** @example 09:00 */
+                    entryTime: string;
+                    /** @description The slot's limit (`slotCapacity`). */
+                    capacity: number;
+                    taken: number;
+                    /** @description The slot's own room, no more than the day's; 0 once the slot has ended. */
+                    available: number;
+                }[];
+            };
+            /** @description The active events that take place that day, by name. */
+            events: {
+                /**
+                 * Format: uuid
+                 * @description Identifier for a special event.
+                 * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+                 */
+                eventId: string;
+                name: string;
+                /** @description `null`: no limit. */
+                capacity: number | null;
+                taken: number;
+                /** @description `null`: no limit. */
+                available: number | null;
+            }[];
+        };
         /** @description A ticket's state; never the buyer's contact details. */
         TicketStatus: {
             ticketId: components["schemas"]["TicketId"];
@@ -681,6 +830,17 @@ export interface components {
             eventId?: string;
             /** @description The event's name (event tickets only). */
             eventName?: string;
+            /**
+             * @description Entry slot (timed-entry days only).
+             * @example 09:00
+             */
+            entryTime?: string;
+            /**
+             * Format: float
+             * @description The price recorded when the ticket was sold, in the museum's currency.
+             * @example 25
+             */
+            price: number;
             status: components["schemas"]["TicketStatusValue"];
             /**
              * Format: date-time
@@ -1118,7 +1278,10 @@ export interface operations {
     };
     replaceWeeklySchedule: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: cancel the valid tickets this change leaves without their day, in the same atomic write. Without it such a change is refused with 409. */
+                cancelTickets?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1163,6 +1326,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChangeConflictProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -1354,13 +1526,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
+                    "application/problem+json": components["schemas"]["ChangeConflictProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -1464,13 +1636,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
+                    "application/problem+json": components["schemas"]["ChangeConflictProblem"];
                 };
             };
             /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
@@ -1937,13 +2109,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/tickets-affected`: the change would leave valid tickets without their day; `affectedTickets` says how many, `dates` which. Nothing was changed; send it again with `?cancelTickets=true` to cancel them with the change. */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TicketsAffectedProblem"];
+                    "application/problem+json": components["schemas"]["ChangeConflictProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -2058,13 +2230,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed. */
+            /** @description `/problems/sold-out`: a limit would be passed; `available` is what is left where it fell short and, on a timed day, `availableEntryTimes` lists up to five slots with room, nearest first. Nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SoldOutProblem"];
                 };
             };
             /** @description Body over 16 KiB. */
@@ -2087,6 +2259,83 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used before with a different body. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAvailability: {
+        parameters: {
+            query?: {
+                /** @description The day (default: today, museum time zone); today or later, within the 365 days tickets are sold. */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Availability"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

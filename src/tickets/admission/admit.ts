@@ -2,6 +2,7 @@
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
 import { Batch, type Db } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
+import { minutesOf, timeOf } from "../../hours/calendar";
 import { verifyTicketToken, type SigningKeys } from "../qr";
 import type { Admission } from "../schemas";
 import { recordAdmission } from "../statements";
@@ -11,6 +12,10 @@ export type AdmissionContext = {
   keys: SigningKeys;
   /** Today in the museum's time zone. */
   today: IsoDate;
+  /** The museum's time now (`HH:mm`). */
+  time: string;
+  /** How long before its entry time a timed ticket is admitted (ADMISSION_EARLY_MINUTES). */
+  earlyMinutes: number;
   /** The admitting account's name. */
   gate: string;
   now: Date;
@@ -43,6 +48,7 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
     admissionId,
     ticketId: token.ticketId,
     today: context.today,
+    latestEntryTime: timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1)),
     gate: context.gate,
     admittedAt: context.now.toISOString(),
   });
@@ -70,6 +76,14 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
       title: "Ticket cancelled",
       detail: "This ticket was cancelled and is not valid for entry.",
       extensions: { ticketId: row.ticket_id, cancelledAt: row.cancelled_at },
+    });
+  }
+  if (row.admission_id === null && row.ticket_date === context.today && row.entry_time !== null) {
+    throw new ProblemError(422, {
+      type: PROBLEM_TYPES.tooEarly,
+      title: "Too early",
+      detail: `This ticket's entry time is ${row.entry_time}; it is admitted from ${context.earlyMinutes} minutes before.`,
+      extensions: { ticketId: row.ticket_id, entryTime: row.entry_time },
     });
   }
   if (row.admission_id === null) {

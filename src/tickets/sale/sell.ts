@@ -13,15 +13,17 @@ import { log } from "../../platform/log";
 import type { BuyMuseumTicketsResponse, Purchase } from "../schemas";
 import { insertTicket, type NewTicket, ticketExists } from "../statements";
 import { newConfirmationCode } from "./confirmation-code";
+import { explainRefusal } from "./refusal";
 
 const MESSAGES = {
   general: "Museum general entry ticket purchased",
   event: "Museum special event ticket purchased",
 } as const;
 
-// A clash of two random 11-character codes is astronomically rare; one retry
-// with a fresh code is plenty.
-const CODE_ATTEMPTS = 2;
+// A clash of two random 11-character codes is astronomically rare, and so is
+// a refused insert that nothing explains a moment later (a place freed
+// meanwhile): one more try is plenty for either.
+const WRITE_ATTEMPTS = 2;
 
 /** What the seller's side knows about a sale beyond the request body. */
 export type SaleContext = {
@@ -138,6 +140,7 @@ async function writeSale(
       ...(eventName === undefined ? {} : { eventName }),
       ticketType: purchase.ticketType,
       ticketDate: purchase.ticketDate,
+      ...(purchase.ticketType === "general" && purchase.entryTime !== undefined ? { entryTime: purchase.entryTime } : {}),
       confirmationCode,
     };
     let outcome: InsertOutcome;
@@ -155,22 +158,21 @@ async function writeSale(
         claim && { claim, responseBody: JSON.stringify(response) },
       );
     } catch (error) {
-      if (attempt < CODE_ATTEMPTS && isConfirmationCodeClash(error)) continue;
+      if (attempt < WRITE_ATTEMPTS && isConfirmationCodeClash(error)) continue;
       throw error;
     }
     switch (outcome) {
       case "inserted":
         return response;
-      case "refused":
-        // A general ticket: the museum is closed that day, or today's sales
-        // are over. An event ticket only fails here when its event was
-        // cancelled (or lost the date) since the check.
-        if (purchase.ticketType === "event") throw eventNotFound(purchase.eventId);
-        throw ticketDateProblem(
-          purchase.ticketDate === context.today
-            ? `General tickets for today are no longer sold: the museum is closed today or has closed for the day.`
-            : `The museum is closed on ${purchase.ticketDate}.`,
-        );
+      case "refused": {
+        const problem = await explainRefusal(db, purchase, { today: context.today, time: context.timeNow });
+        if (problem) throw problem;
+        if (attempt < WRITE_ATTEMPTS) continue;
+        throw new ProblemError(409, {
+          detail: "The places for this purchase changed while it was written; send it again.",
+          headers: { "Retry-After": "0" },
+        });
+      }
       case "claim-lost":
         // This request stalled past the takeover; the request that took the
         // key over answers it (a retry gets its response).

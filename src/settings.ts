@@ -1,0 +1,63 @@
+// The Worker's settings (wrangler.toml [vars], docs/operations.md), parsed
+// once per env object into typed values. A value that is missing or out of
+// range falls back to the production default: a typo in the configuration
+// must neither switch a protection off nor fail every request.
+import { z } from "@hono/zod-openapi";
+
+/** A whole number in [min, max] written as text, or `fallback`. */
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  z.string().trim().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().min(min).max(max)).catch(fallback);
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .catch(fallback);
+
+const timeZone = z
+  .string()
+  .refine((name) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: name });
+      return true;
+    } catch {
+      return false;
+    }
+  })
+  .catch("America/New_York");
+
+const SettingsSchema = z.object({
+  /** The museum's IANA time zone: what "today" and "now" mean for sales, hours and admission. */
+  MUSEUM_TIMEZONE: timeZone,
+  /** The price of a general ticket, recorded on each ticket sold. */
+  GENERAL_TICKET_PRICE_CENTS: wholeNumber(0, 100_000_000, 2500),
+  /** How long before its entry time a timed ticket is admitted at a gate. */
+  ADMISSION_EARLY_MINUTES: wholeNumber(0, 240, 15),
+  /** Failed logins from one client before it is throttled, and the window they are counted in. */
+  LOGIN_FAILURE_BUDGET: wholeNumber(1, 10_000, 10),
+  LOGIN_FAILURE_WINDOW_SECONDS: wholeNumber(1, 86_400, 300),
+  /** Browser origins allowed to call the API, comma-separated exact origins; empty: CORS off. */
+  CORS_ALLOWED_ORIGINS: z.string().catch(""),
+  /** Webhook delivery: first retry delay, attempts in all, and the sweep's grace period. */
+  WEBHOOK_RETRY_BASE_SECONDS: wholeNumber(0, 3600, 30),
+  WEBHOOK_MAX_ATTEMPTS: wholeNumber(1, 10, 8),
+  WEBHOOK_SWEEP_GRACE_SECONDS: wholeNumber(0, 86_400, 300),
+  /** Local development only: http and loopback subscriber URLs. */
+  WEBHOOK_ALLOW_LOOPBACK: flag(false),
+  /** Render each sold ticket's image ahead, off the response path. */
+  PRERENDER_TICKET_IMAGES: flag(true),
+});
+
+export type Settings = z.output<typeof SettingsSchema>;
+
+const parsed = new WeakMap<object, Settings>();
+
+/** The settings of `env` (the Worker's bindings), parsed on first use. */
+export function settingsOf(env: object): Settings {
+  let settings = parsed.get(env);
+  if (!settings) {
+    settings = SettingsSchema.parse(env);
+    parsed.set(env, settings);
+  }
+  return settings;
+}
