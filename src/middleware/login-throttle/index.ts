@@ -61,12 +61,13 @@ export function clientKey(value: string | undefined): string {
   return address.slice(0, MAX_KEY_LENGTH);
 }
 
-// This isolate's clients answered 429, with the end of their window (Unix
-// ms). Bounded: a client pushed out early only loses the isolate's shortcut
-// (its remembered logins were forgotten when it was throttled).
+// The clients this isolate answered 429, with the end of their window (Unix
+// ms). Bounded: a client pushed out early had its remembered logins
+// forgotten when it was throttled, so its next login still goes to D1.
 const MAX_WINDOW_MS = 86_400_000;
 const throttledClients = new TtlCache<number>({ maxEntries: 10_000, ttlMs: MAX_WINDOW_MS });
 
+/** The `429` for a throttled client; this isolate remembers the client as throttled until its window ends. */
 function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError {
   throttledClients.set(client, Date.now() + retryAfterMs);
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -86,8 +87,10 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
  * budget gets its `401` verdict; a correct password from a client with
  * failures in its window is accepted only after a fresh read shows the
  * budget not spent. A client without failures pays only the check, which
- * travels in the account lookup's batch. Why D1 and not the Rate Limiting
- * binding: see docs/hardening.md.
+ * travels in the account lookup's batch. The isolate also remembers whom it
+ * answered `429` (`throttledHere`), so the basic-auth middleware can decide
+ * the throttle before its memory of recent logins. Why D1 and not the Rate
+ * Limiting binding: see docs/hardening.md.
  */
 export const loginThrottle = (): LoginThrottle => {
   return (c, key) => {
