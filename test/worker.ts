@@ -12,7 +12,7 @@
 import worker from "../src/index";
 import { d1RoundTrips, withD1Faults } from "./d1-faults";
 
-type Vars = { PRERENDER_TICKET_IMAGES?: "true" | "false" };
+type Vars = { PRERENDER_TICKET_IMAGES?: "true" | "false"; WEBHOOK_ALLOW_LOOPBACK?: "true" | "false" };
 
 let overrides: Vars = {};
 const pending = new Set<Promise<unknown>>();

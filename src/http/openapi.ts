@@ -3,7 +3,10 @@ import type { AppEnv } from "../env";
 import { validationHook } from "./errors";
 import { isIsoDate } from "../platform/dates";
 import {
+  firstInvisibleCharacter,
+  invisibleCharacterMessage,
   isMultiLineText,
+  isNotBlank,
   isSingleLineText,
   isWellFormedText,
   MULTI_LINE_MESSAGE,
@@ -153,13 +156,15 @@ export const CancelTicketsQuerySchema = z.object({
 });
 
 /**
- * A required text field of 1 to `max` characters, not blank, well-formed
- * Unicode, and free of control and bidirectional-control characters (a
- * multi-line field may hold line feeds and tabs). Characters are Unicode
- * code points, as JSON Schema's `maxLength` (which the OpenAPI document
- * announces) counts them; zod's own `.max()` counts UTF-16 units, which would
- * refuse a 200-character name holding emoji that a client checked against
- * the document. The one helper for every free-text field of the API.
+ * A required text field of 1 to `max` characters, well-formed Unicode, free
+ * of control and bidirectional-control characters (a multi-line field may
+ * hold line feeds and tabs), not blank (whitespace and invisible characters
+ * alone are blank), and free of invisible characters (src/platform/text.ts).
+ * Characters are Unicode code points, as JSON Schema's `maxLength` (which
+ * the OpenAPI document announces) counts them; zod's own `.max()` counts
+ * UTF-16 units, which would refuse a 200-character name holding emoji that a
+ * client checked against the document. The one helper for every free-text
+ * field of the API.
  */
 export function textField(max: number, doc: { description: string; example: string; multiline?: boolean }) {
   const message = `Must be 1 to ${max} characters.`;
@@ -172,6 +177,10 @@ export function textField(max: number, doc: { description: string; example: stri
     }, { error: message, abort: true })
     .refine(isWellFormedText, { error: NOT_WELL_FORMED_MESSAGE, abort: true })
     .refine(allowed, { error: refusal, abort: true })
-    .refine((value) => value.trim().length > 0, { error: "Must not be blank." })
+    .refine(isNotBlank, { error: "Must not be blank.", abort: true })
+    .superRefine((value, ctx) => {
+      const invisible = firstInvisibleCharacter(value);
+      if (invisible) ctx.addIssue({ code: "custom", message: invisibleCharacterMessage(invisible) });
+    })
     .openapi({ description: doc.description, example: doc.example, minLength: 1, maxLength: max });
 }

@@ -11,7 +11,7 @@ export const WebhookIdSchema = UuidSchema.openapi({
 
 const WebhookUrlSchema = z.string({ error: "Must be a string." }).openapi({
   description:
-    "Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is neither `localhost` nor a private, loopback or link-local IP address.",
+    "Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is not `localhost` and, when it is an IP address, a globally routable unicast one (an IPv6 address that carries an IPv4 one counts as that IPv4 address).",
   format: "uri",
   maxLength: MAX_URL_LENGTH,
   example: "https://partner.example/hooks/museum",

@@ -967,7 +967,7 @@ export interface components {
             webhookId: string;
             /**
              * Format: uri
-             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is neither `localhost` nor a private, loopback or link-local IP address.
+             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is not `localhost` and, when it is an IP address, a globally routable unicast one (an IPv6 address that carries an IPv4 one counts as that IPv4 address).
              * @example https://partner.example/hooks/museum
              */
             url: string;
@@ -991,7 +991,7 @@ export interface components {
         CreateWebhookRequest: {
             /**
              * Format: uri
-             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is neither `localhost` nor a private, loopback or link-local IP address.
+             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is not `localhost` and, when it is an IP address, a globally routable unicast one (an IPv6 address that carries an IPv4 one counts as that IPv4 address).
              * @example https://partner.example/hooks/museum
              */
             url: string;
@@ -1013,7 +1013,7 @@ export interface components {
             webhookId: string;
             /**
              * Format: uri
-             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is neither `localhost` nor a private, loopback or link-local IP address.
+             * @description Where deliveries are POSTed: an absolute https URL of at most 2,048 characters, without user or password, whose host is not `localhost` and, when it is an IP address, a globally routable unicast one (an IPv6 address that carries an IPv4 one counts as that IPv4 address).
              * @example https://partner.example/hooks/museum
              */
             url: string;

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "hono/utils/buffer";
 import { auth } from "hono/utils/basic-auth";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../env";
+import type { AppEnv, Principal } from "../../env";
 import type { Db } from "../../platform/batch";
 import {
   findActiveAccountCredential,
@@ -51,29 +51,40 @@ export const basicAuth = (options: BasicAuthOptions) => {
     if (!credentials) {
       throw unauthorized("This operation needs HTTP Basic credentials.");
     }
-    // The same credentials from the same client, verified in this isolate
-    // within the last minute: no D1 round trip (see ./login-cache.ts).
+    // Cloudflare sets CF-Connecting-IP on every request (docs/hardening.md: only behind Cloudflare).
     const client = clientKey(c.req.header("CF-Connecting-IP"));
+    const login = options.throttle?.(c, client);
     const presentedHash = await sha256Hex(credentials.password);
-    const remembered = recallLogin(client, credentials.username, presentedHash);
+    // The same credentials from the same client, verified in this isolate
+    // within the last minute: no D1 round trip (see ./login-cache.ts). The
+    // throttle is decided first: a client this isolate has answered 429 goes
+    // to D1 until its window ends.
+    const remembered = login?.throttledHere() ? undefined : recallLogin(client, credentials.username, presentedHash);
     if (remembered) {
       c.set("principal", remembered);
       await next();
       return;
     }
-    const login = options.throttle?.(c);
-    const account = await lookUp(c.var.db, credentials.username, login);
-    const storedHash = account?.secret_sha256 ?? NO_ACCOUNT_HASH;
-    const matches = await timingSafeEqual(storedHash, presentedHash);
-    if (!account || !matches) {
+    let principal: Principal;
+    try {
+      const account = await lookUp(c.var.db, credentials.username, login);
+      const storedHash = account?.secret_sha256 ?? NO_ACCOUNT_HASH;
+      const matches = await timingSafeEqual(storedHash, presentedHash);
+      if (!account || !matches) {
+        // Throws the 429 instead when this failure is past the budget.
+        await login?.recordFailure();
+        throw unauthorized("The user name or password is wrong.");
+      }
+      await login?.confirmSuccess();
+      principal = { name: account.name, role: account.role };
+    } catch (error) {
+      // A failed or throttled login forgets the client's remembered logins,
+      // so the throttle applies in this isolate at once.
       forgetClientLogins(client);
-      // Throws the 429 instead when this failure is past the budget.
-      await login?.recordFailure();
-      throw unauthorized("The user name or password is wrong.");
+      throw error;
     }
-    await login?.confirmSuccess();
-    const principal = { name: account.name, role: account.role };
-    rememberLogin(client, credentials.username, presentedHash, principal);
+    // A concurrent request may have had this client throttled meanwhile.
+    if (!login?.throttledHere()) rememberLogin(client, credentials.username, presentedHash, principal);
     c.set("principal", principal);
     await next();
   });

@@ -13,9 +13,10 @@ import { TtlCache } from "../../platform/ttl-cache";
  * - An entry lives LOGIN_CACHE_TTL_MS and is never extended, so a revoked
  *   account, or a client that another isolate has started to throttle, is
  *   refused within that time.
- * - A failed login forgets every entry of that client in this isolate at
- *   once, so the throttle applies here without delay (valid credentials
- *   included).
+ * - A failed or throttled login forgets every entry of that client in this
+ *   isolate at once, and a client this isolate has throttled neither uses
+ *   nor gets entries until its window ends (src/middleware/basic-auth), so
+ *   the throttle applies here without delay (valid credentials included).
  */
 const LOGIN_CACHE_TTL_MS = 60_000;
 const logins = new TtlCache<Principal>({ maxEntries: 1_000, ttlMs: LOGIN_CACHE_TTL_MS });
@@ -30,7 +31,7 @@ export function rememberLogin(client: string, name: string, secretSha256: string
   logins.set(keyOf(client, name, secretSha256), principal);
 }
 
-/** Forgets every remembered login of a client (after a failed login from it). */
+/** Forgets every remembered login of a client (after a failed or throttled login from it). */
 export function forgetClientLogins(client: string): void {
   const prefix = `${client}\u0000`;
   logins.deleteWhere((key) => key.startsWith(prefix));

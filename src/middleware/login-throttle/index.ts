@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import ipaddr from "ipaddr.js";
 import type { AppEnv } from "../../env";
 import {
   findLoginWindowAtPrimary,
@@ -8,9 +9,16 @@ import {
   type LoginWindow,
 } from "../../accounts/login-failures";
 import { ProblemError } from "../../http/problem";
+import { TtlCache } from "../../platform/ttl-cache";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
 export type ThrottledLogin = {
+  /**
+   * True while this isolate has answered the client `429` and its window has
+   * not ended: its remembered logins must be neither used nor stored, so the
+   * throttle is decided before the login memory.
+   */
+  throttledHere(): boolean;
   /** Reads the client's current window; goes into the account lookup's batch. */
   check: D1PreparedStatement;
   /** Throws the `429` when the check found the client over budget. */
@@ -29,47 +37,39 @@ export type ThrottledLogin = {
   confirmSuccess(): Promise<void>;
 };
 
-/** Starts a throttled login for a request (see `loginThrottle`). */
-export type LoginThrottle = (c: Context<AppEnv>) => ThrottledLogin;
+/** Starts a throttled login for a request from `client` (a `clientKey`; see `loginThrottle`). */
+export type LoginThrottle = (c: Context<AppEnv>, client: string) => ThrottledLogin;
 
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-const HEX_GROUP = /^[0-9a-f]{1,4}$/;
 const MAX_KEY_LENGTH = 64;
-
-/** The /64 network of an IPv6 address (`2001:db8:0:1::/64`), or null when it is not one. */
-function ipv6Network(address: string): string | null {
-  const text = address.split("%")[0]!.toLowerCase();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
-  if (mapped) return mapped[1]!;
-  const halves = text.split("::");
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(":") : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
-  const zeros = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  if (halves.length === 2 && zeros < 1) return null;
-  const groups = [...head, ...Array<string>(zeros).fill("0"), ...tail];
-  if (groups.length !== 8 || !groups.every((group) => HEX_GROUP.test(group))) return null;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
-}
 
 /**
  * Who is logging in, for counting: the client's IPv4 address, or its IPv6
  * /64 (one subscriber usually holds a whole /64, so counting single IPv6
- * addresses would give an attacker 2^64 budgets). A request without the
- * header (only local tools; Cloudflare always sets it) counts as "unknown".
+ * addresses would give an attacker 2^64 budgets); an IPv4-mapped IPv6
+ * address counts as its IPv4 address. A request without the header (only
+ * local tools; Cloudflare always sets it) counts as "unknown".
  */
 export function clientKey(value: string | undefined): string {
   const address = value?.trim();
   if (!address) return "unknown";
-  if (IPV4.test(address)) return address;
-  if (address.includes(":")) return ipv6Network(address) ?? address.slice(0, MAX_KEY_LENGTH);
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return ipaddr.IPv4.parse(address).toString();
+  if (ipaddr.IPv6.isValid(address)) {
+    const ipv6 = ipaddr.IPv6.parse(address);
+    if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
+    return `${new ipaddr.IPv6([...ipv6.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+  }
   return address.slice(0, MAX_KEY_LENGTH);
 }
 
-function tooManyFailedLogins(retryAfterMs: number): ProblemError {
+// The clients this isolate answered 429, with the end of their window (Unix
+// ms). Bounded: a client pushed out early had its remembered logins
+// forgotten when it was throttled, so its next login still goes to D1.
+const MAX_WINDOW_MS = 86_400_000;
+const throttledClients = new TtlCache<number>({ maxEntries: 10_000, ttlMs: MAX_WINDOW_MS });
+
+/** The `429` for a throttled client; this isolate remembers the client as throttled until its window ends. */
+function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError {
+  throttledClients.set(client, Date.now() + retryAfterMs);
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return new ProblemError(429, {
     detail: `Too many failed logins from this client; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
@@ -87,35 +87,39 @@ function tooManyFailedLogins(retryAfterMs: number): ProblemError {
  * budget gets its `401` verdict; a correct password from a client with
  * failures in its window is accepted only after a fresh read shows the
  * budget not spent. A client without failures pays only the check, which
- * travels in the account lookup's batch. Why D1 and not the Rate Limiting
- * binding: see docs/hardening.md.
+ * travels in the account lookup's batch. The isolate also remembers whom it
+ * answered `429` (`throttledHere`), so the basic-auth middleware can decide
+ * the throttle before its memory of recent logins. Why D1 and not the Rate
+ * Limiting binding: see docs/hardening.md.
  */
 export const loginThrottle = (): LoginThrottle => {
-  return (c) => {
+  return (c, key) => {
     // Read per request: LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
     const policy = loginFailurePolicy(c.env);
-    // Cloudflare sets CF-Connecting-IP on every request.
-    const key = clientKey(c.req.header("CF-Connecting-IP"));
     const now = Date.now();
     const db = c.var.db;
     const overBudget = (window: LoginWindow | null | undefined, limit: number) =>
       window !== null && window !== undefined && window.failures > limit;
     let suspect = false;
     return {
+      throttledHere() {
+        const until = throttledClients.get(key);
+        return until !== undefined && until > Date.now();
+      },
       check: selectLoginWindow(db, key, policy, now),
       enforce(check) {
         const window = check.results[0] as LoginWindow | undefined;
-        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(window!.retry_after_ms);
+        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
         suspect = window !== undefined;
       },
       async recordFailure() {
         const window = await recordLoginFailure(db, key, policy, now);
-        if (overBudget(window, policy.budget)) throw tooManyFailedLogins(window.retry_after_ms);
+        if (overBudget(window, policy.budget)) throw tooManyFailedLogins(key, window.retry_after_ms);
       },
       async confirmSuccess() {
         if (!suspect) return;
         const window = await findLoginWindowAtPrimary(db, key, policy, Date.now());
-        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(window!.retry_after_ms);
+        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
       },
     };
   };
