@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
 import { purgeExpiredIdempotencyKeys } from "./idempotency/keys";
 import { log } from "./platform/log";
+import { settingsOf } from "./settings";
 import { deliverBatch } from "./webhooks/deliver";
 import { type DeliveryMessage, sweepUnsentDeliveries } from "./webhooks/outbox";
 
@@ -16,7 +17,7 @@ export default {
   async scheduled(_controller, env) {
     const purged = await purgeExpiredIdempotencyKeys(env.DB);
     log.info("purged expired idempotency keys", { purged });
-    const loginFailures = await purgeExpiredLoginFailures(env.DB, loginFailurePolicy(env).windowMs);
+    const loginFailures = await purgeExpiredLoginFailures(env.DB, loginFailurePolicy(settingsOf(env)).windowMs);
     log.info("purged expired login failures", { purged: loginFailures });
     const resent = await sweepUnsentDeliveries(env);
     log.info("re-sent unsent webhook deliveries", { resent });

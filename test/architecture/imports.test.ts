@@ -25,7 +25,7 @@ function unitOf(module: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   "types": [],
   "platform": [],
-  "accounts": ["env.ts", "platform"],
+  "accounts": ["env.ts", "settings.ts", "platform"],
   "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
   // The Worker's settings, parsed once: any unit may read them.
   "settings.ts": [],

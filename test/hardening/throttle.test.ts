@@ -4,7 +4,8 @@ import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { DEFAULT_LOGIN_FAILURE_POLICY, loginFailurePolicy } from "../../src/accounts/login-failures";
+import { loginFailurePolicy } from "../../src/accounts/login-failures";
+import { settingsOf } from "../../src/settings";
 import { clientKey } from "../../src/middleware/login-throttle";
 import { useClock } from "../clock";
 import { ACCOUNTS, api, basic, dumpDatabase, expectProblem } from "../helpers";
@@ -51,18 +52,19 @@ describe("configuration", () => {
   it("wrangler.toml sets the budget and the window", () => {
     expect(BUDGET).toBe(10);
     expect(WINDOW_SECONDS).toBe(300);
-    expect(loginFailurePolicy(env)).toEqual({ budget: 10, windowMs: 300_000 });
+    expect(loginFailurePolicy(settingsOf(env))).toEqual({ budget: 10, windowMs: 300_000 });
   });
 
   it("reads other values, and falls back to the default for a missing or unusable one", () => {
-    expect(loginFailurePolicy({ LOGIN_FAILURE_BUDGET: "3", LOGIN_FAILURE_WINDOW_SECONDS: "60" })).toEqual({
+    expect(loginFailurePolicy(settingsOf({ LOGIN_FAILURE_BUDGET: "3", LOGIN_FAILURE_WINDOW_SECONDS: "60" }))).toEqual({
       budget: 3,
       windowMs: 60_000,
     });
     for (const bad of [undefined, "", "0", "-1", "ten", "1e3", "99999999999"]) {
-      expect(loginFailurePolicy({ LOGIN_FAILURE_BUDGET: bad, LOGIN_FAILURE_WINDOW_SECONDS: bad })).toEqual(
-        DEFAULT_LOGIN_FAILURE_POLICY,
-      );
+      expect(loginFailurePolicy(settingsOf({ LOGIN_FAILURE_BUDGET: bad, LOGIN_FAILURE_WINDOW_SECONDS: bad }))).toEqual({
+        budget: 10,
+        windowMs: 300_000,
+      });
     }
   });
 

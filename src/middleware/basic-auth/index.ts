@@ -2,12 +2,8 @@ import { timingSafeEqual } from "hono/utils/buffer";
 import { auth } from "hono/utils/basic-auth";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Principal } from "../../env";
-import type { Db } from "../../platform/batch";
-import {
-  findActiveAccountCredential,
-  selectActiveAccountCredential,
-  type AccountCredentialRow,
-} from "../../accounts/queries";
+import { Batch, type Db, runStep } from "../../platform/batch";
+import { type AccountCredentialRow, selectActiveAccountCredential } from "../../accounts/statements";
 import { sha256Hex } from "../../platform/crypto";
 import { ProblemError } from "../../http/problem";
 import { clientKey, type LoginThrottle, type ThrottledLogin } from "../login-throttle";
@@ -30,10 +26,13 @@ const NO_ACCOUNT_HASH = "0".repeat(64);
 
 /** The account, with the throttle's check in the same batch (one round trip). */
 async function lookUp(db: Db, name: string, login: ThrottledLogin | undefined): Promise<AccountCredentialRow | null> {
-  if (!login) return findActiveAccountCredential(db, name);
-  const [check, account] = await db.batch([login.check, selectActiveAccountCredential(db, name)]);
-  login.enforce(check!);
-  return (account!.results[0] as AccountCredentialRow | undefined) ?? null;
+  if (!login) return runStep(selectActiveAccountCredential(db, name));
+  const batch = new Batch(db);
+  const window = batch.add(login.check);
+  const account = batch.add(selectActiveAccountCredential(db, name));
+  await batch.run();
+  login.enforce(window.value);
+  return account.value;
 }
 
 /**

@@ -1,14 +1,16 @@
 import type { Context } from "hono";
 import ipaddr from "ipaddr.js";
 import type { AppEnv } from "../../env";
+import { loginFailurePolicy } from "../../accounts/login-failures";
 import {
-  findLoginWindowAtPrimary,
-  loginFailurePolicy,
-  recordLoginFailure,
-  selectLoginWindow,
+  countLoginFailure,
   type LoginWindow,
-} from "../../accounts/login-failures";
+  selectLoginWindow,
+  selectLoginWindowAtPrimary,
+} from "../../accounts/statements";
 import { ProblemError } from "../../http/problem";
+import { runStep, type Step } from "../../platform/batch";
+import { settingsOf } from "../../settings";
 import { TtlCache } from "../../platform/ttl-cache";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
@@ -20,9 +22,9 @@ export type ThrottledLogin = {
    */
   throttledHere(): boolean;
   /** Reads the client's current window; goes into the account lookup's batch. */
-  check: D1PreparedStatement;
+  check: Step<LoginWindow | null>;
   /** Throws the `429` when the check found the client over budget. */
-  enforce(check: D1Result): void;
+  enforce(window: LoginWindow | null): void;
   /**
    * Counts a failed login of this client, atomically with reading the count:
    * throws the `429` when this failure is past the budget (the caller answers
@@ -94,10 +96,11 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
  */
 export const loginThrottle = (): LoginThrottle => {
   return (c, key) => {
-    // Read per request: LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
-    const policy = loginFailurePolicy(c.env);
+    // LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
+    const policy = loginFailurePolicy(settingsOf(c.env));
     const now = Date.now();
     const db = c.var.db;
+    const scope = (nowMs: number) => ({ clientKey: key, windowMs: policy.windowMs, nowMs });
     const overBudget = (window: LoginWindow | null | undefined, limit: number) =>
       window !== null && window !== undefined && window.failures > limit;
     let suspect = false;
@@ -106,19 +109,18 @@ export const loginThrottle = (): LoginThrottle => {
         const until = throttledClients.get(key);
         return until !== undefined && until > Date.now();
       },
-      check: selectLoginWindow(db, key, policy, now),
-      enforce(check) {
-        const window = check.results[0] as LoginWindow | undefined;
+      check: selectLoginWindow(db, scope(now)),
+      enforce(window) {
         if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
-        suspect = window !== undefined;
+        suspect = window !== null;
       },
       async recordFailure() {
-        const window = await recordLoginFailure(db, key, policy, now);
+        const window = await runStep(countLoginFailure(db, scope(now)));
         if (overBudget(window, policy.budget)) throw tooManyFailedLogins(key, window.retry_after_ms);
       },
       async confirmSuccess() {
         if (!suspect) return;
-        const window = await findLoginWindowAtPrimary(db, key, policy, Date.now());
+        const window = await runStep(selectLoginWindowAtPrimary(db, scope(Date.now())));
         if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
       },
     };
