@@ -165,6 +165,7 @@ export const AdmissionProblemSchema = z
     gate: z.string().optional().openapi({ description: "already-admitted: who admitted it." }),
     cancelledAt: Timestamp.optional().openapi({ description: "ticket-cancelled: when it was cancelled." }),
     ticketDate: DateSchema.optional().openapi({ description: "not-valid-today: the day the ticket is for." }),
+    entryTime: TimeSchema.optional().openapi({ description: "too-early: the ticket's entry time." }),
   })
   .openapi("AdmissionProblem", { description: "A refused admission (RFC 9457 problem details)." });
 

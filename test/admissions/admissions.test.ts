@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../d1-faults";
 import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../helpers";
+import { useClock } from "../clock";
 import { decodeQrPng } from "../qr-decode";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
@@ -187,6 +188,27 @@ describe("POST /admissions", () => {
       await api("/v1.1/admissions", { method: "POST", as: "gate", json: { code: "x", gate: "other" } }),
       "gate",
     );
+  });
+});
+
+describe("timed tickets at the gate", () => {
+  it("admits from 15 minutes before the entry time; earlier is 422 too-early with the entryTime", async () => {
+    const day = "2031-01-08";
+    useClock("2031-01-08T13:00:00Z"); // 08:00 in New York
+    const plan = { closed: false, timeOpen: "09:00", timeClose: "18:00", entrySlotMinutes: 60, slotCapacity: 10 };
+    expect((await api(`/v1.1/museum-hours/exceptions/${day}`, { method: "PUT", json: plan })).status).toBe(201);
+    const res = await buy({ ticketType: "general", ticketDate: day, entryTime: "10:00", email: "visitor@example.com" });
+    expect(res.status).toBe(201);
+    const ticket = (await res.json()) as PurchaseResponse;
+    const code = await codeOf(ticket);
+
+    useClock("2031-01-08T14:44:00Z"); // 09:44: 16 minutes early
+    const early = await expectProblem(await scan(code), 422);
+    expect(early).toMatchObject({ type: "/problems/too-early", entryTime: "10:00", ticketId: ticket.ticketId });
+    expect(await admissionRows(ticket.ticketId)).toBe(0);
+
+    useClock("2031-01-08T14:45:00Z"); // 09:45
+    expect((await scan(code)).status).toBe(201);
   });
 });
 

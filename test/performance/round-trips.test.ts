@@ -60,11 +60,21 @@ const post = (path: string, json: unknown, headers: Record<string, string> = {})
 const eventTicket = (f: Fixture) => ({ ...GENERAL, ticketType: "event", eventId: f.eventId, ticketDate: "2026-12-05" });
 const admit = (code: string) => send("POST", "/v1.1/admissions", { code }, {}, "gate");
 
+/** A day with every limit: a daily capacity and entry slots. */
+const TIMED_DAY = "2026-12-08";
+
 const BUDGETS: Budget[] = [
   { request: "GET /special-events", roundTrips: 1, status: 200, send: get("/v1.1/special-events") },
   { request: "GET /special-events/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/special-events/${f.eventId}`)() },
   { request: "GET /museum-hours", roundTrips: 1, status: 200, send: get("/v1.1/museum-hours") },
   { request: "POST /tickets, general", roundTrips: 1, status: 201, send: () => post("/v1.1/tickets", GENERAL) },
+  {
+    request: "POST /tickets, general, a timed day with a daily capacity",
+    roundTrips: 1,
+    status: 201,
+    send: () => post("/v1.1/tickets", { ...GENERAL, ticketDate: TIMED_DAY, entryTime: "10:30" }),
+  },
+  { request: "GET /availability", roundTrips: 1, status: 200, send: get(`/v1.1/availability?date=${TIMED_DAY}`) },
   {
     request: "POST /tickets, general, Idempotency-Key",
     roundTrips: 2,
@@ -128,7 +138,9 @@ describe("D1 round trips per request, login remembered", () => {
 
   beforeAll(async () => {
     useClock(NOW);
-    fixture.eventId = await createEvent(["2026-12-05"]);
+    fixture.eventId = await createEvent(["2026-12-05"], { capacity: 1000 });
+    const timed = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 1000, entrySlotMinutes: 30, slotCapacity: 100 };
+    expect((await send("PUT", `/v1.1/museum-hours/exceptions/${TIMED_DAY}`, timed)).status).toBe(201);
     fixture.cachedTicketId = (await sold(GENERAL)).ticketId;
     const image = await get(`/v1.1/tickets/${fixture.cachedTicketId}/qr`)();
     expect(image.status).toBe(200);

@@ -921,6 +921,11 @@ export interface components {
              * @example 2023-10-29
              */
             ticketDate?: string;
+            /**
+             * @description too-early: the ticket's entry time.
+             * @example 09:00
+             */
+            entryTime?: string;
         };
         /** @description A scanned ticket code. */
         AdmissionRequest: {
@@ -2631,7 +2636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/not-valid-today` (with `ticketDate`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
             422: {
                 headers: {
                     [name: string]: unknown;
