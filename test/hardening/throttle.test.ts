@@ -213,3 +213,41 @@ describe("the login memory under a burst (security review, issue 23)", () => {
     }
   }, 30_000);
 });
+
+// Bursts through api() slow down as the file runs (see the burst test above): a generous timeout.
+describe("failed-login throttle under a burst", { timeout: 30_000 }, () => {
+  const BUDGET = Number(env.LOGIN_FAILURE_BUDGET);
+  const ip = "203.0.113.250";
+  const send = (authorization: string) =>
+    api("/v1.1/museum-hours", { as: null, headers: { "CF-Connecting-IP": ip, Authorization: authorization } });
+
+  it("100 simultaneous bad logins get at most the budget of 401s; then the right password gets 429 until the window passes", async () => {
+    useClock("2031-02-01T12:00:00Z");
+    const wrong = basic(ACCOUNTS.admin.name, "not-the-password");
+    const responses = await Promise.all(Array.from({ length: 100 }, () => send(wrong)));
+    const statuses = responses.map((res) => res.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(BUDGET);
+    expect(statuses.filter((s) => s === 401).length + statuses.filter((s) => s === 429).length).toBe(100);
+    for (const res of responses.filter((r) => r.status === 429)) expect(res.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+
+    const right = basic(ACCOUNTS.admin.name, ACCOUNTS.admin.secret);
+    await expectProblem(await send(right), 429);
+    useClock("2031-02-01T12:05:01Z");
+    expect((await send(right)).status).toBe(200);
+  });
+
+  it("a right password inside a burst is refused once the budget is spent", async () => {
+    useClock("2031-03-01T12:00:00Z");
+    const other = "203.0.113.251";
+    const wrong = basic(ACCOUNTS.sales.name, "nope");
+    const right = basic(ACCOUNTS.sales.name, ACCOUNTS.sales.secret);
+    const from = (authorization: string) =>
+      api("/v1.1/museum-hours", { as: null, headers: { "CF-Connecting-IP": other, Authorization: authorization } });
+    // One failure first, so the client's window exists when the burst starts.
+    await expectProblem(await from(wrong), 401);
+    const burst = await Promise.all([...Array.from({ length: 40 }, () => from(wrong)), from(right)]);
+    expect(burst.filter((r) => r.status === 401).length).toBeLessThanOrEqual(BUDGET - 1);
+    // Once spent, nothing gets through.
+    expect((await from(right)).status).toBe(429);
+  });
+});
