@@ -1,6 +1,6 @@
 import type { Db } from "../env";
 import type { IsoDate } from "../platform/dates";
-import type { TicketType } from "./qr";
+import type { TicketType } from "./image/token";
 
 /** A ticket's status facts, with its event's name. */
 export type TicketStatusRow = {

@@ -3,7 +3,7 @@ import type { Db } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { IsoDate } from "../platform/dates";
 import { recordAdmission } from "./admission-queries";
-import { verifyTicketToken, type SigningKeys, type TicketType } from "./qr";
+import { verifyTicketToken, type SigningKeys, type TicketType } from "./image/token";
 import { ticketFacts } from "./status";
 
 export type Admission = {

@@ -1,4 +1,4 @@
-import type { TicketType } from "./qr";
+import type { TicketType } from "./image/token";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 // The largest multiple of 36 below 256: bytes at or above it are redrawn so

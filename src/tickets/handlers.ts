@@ -4,7 +4,7 @@ import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { loadTicketImage, matchesIfNoneMatch, prerenderEnabled, prerenderSoldTicket, ticketImageEtag } from "./image";
 import { recallTicket, rememberTicket } from "./lookup-cache";
-import { signingKeysFromEnv } from "./qr";
+import { signingKeysFromEnv } from "./image";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 import { sellTicket } from "./sell";

@@ -8,7 +8,7 @@ import {
   selectClaimHeld,
   type IdempotencyClaimHeld,
 } from "./idempotency-queries";
-import type { TicketType } from "./qr";
+import type { TicketType } from "./image/token";
 import type { Purchase } from "./schemas";
 
 export type NewTicket = Purchase & {

@@ -1,6 +1,6 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/tickets/qr";
+import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../../src/tickets/image";
 import {
   CARD,
   MUSEUM_NAME,
@@ -13,7 +13,7 @@ import {
   textWidth,
   wrapText,
   type TextStyle,
-} from "../../src/tickets/qr/card";
+} from "../../../src/tickets/image/card";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const TOKEN = "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.VJKE7UZEEX5N2BWWG6SC6GYZ3E";

@@ -15,8 +15,10 @@
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
 import { toHex } from "../../platform/crypto";
+import type { BuyMuseumTicketsResponse } from "../schemas";
 
-export type TicketType = "general" | "event";
+/** The ticket's type as its schema defines it (the token encodes it as one letter). */
+export type TicketType = BuyMuseumTicketsResponse["ticketType"];
 
 export type SigningKey = { id: string; secret: string };
 export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };

@@ -5,10 +5,10 @@ import {
   verifyTicketToken,
   type SigningKeys,
   type TicketImageInput,
-} from "../../src/tickets/qr";
-import { CARD } from "../../src/tickets/qr/card";
-import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../qr-decode";
-import { countRenders } from "../render-count";
+} from "../../../src/tickets/image";
+import { CARD } from "../../../src/tickets/image/card";
+import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../../qr-decode";
+import { countRenders } from "../../render-count";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const KEYS: SigningKeys = {
