@@ -49,6 +49,9 @@ export const CARD = {
   textWidth: 352,
 } as const;
 
+/** The card's background: render.ts fills the canvas with it before drawing (resvg's `background`). */
+export const CARD_BACKGROUND = "#ffffff";
+
 const COLORS = {
   ink: "#111827",
   muted: "#4b5563",
@@ -184,15 +187,13 @@ export function formatTicketDate(date: string): string {
 // QR code
 
 export type TicketQr = {
-  /** The code as SVG elements (white quiet zone + one path), already translated into place. */
+  /** The dark modules as one <path>, already translated into place. */
   svg: string;
-  /** The dark modules alone (one <path>), translated into place. */
-  modulesSvg: string;
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
   moduleSize: number;
-  /** Side of the drawn square including the quiet zone, in pixels. */
+  /** Side of the square including the quiet zone (left white: the card's background), in pixels. */
   size: number;
   x: number;
   y: number;
@@ -204,37 +205,34 @@ export type TicketQr = {
  *
  * - qrcode-svg always encodes in byte mode (8 bits a character, whatever the
  *   content) and picks the smallest version that fits at the chosen level.
- * - `swap: true` draws modules[row][col] at (col, row). Without it qrcode-svg
- *   draws the code transposed (a mirror image), which lenient decoders accept
- *   but a strict gate scanner may not.
- * - `container: "none"` inside a translated <g>, not a nested <svg viewBox>:
- *   resvg clips a nested <svg> with a full-canvas mask, which cost ~4 ms a render.
+ * - Only its matrix is used: `modules[row][col]` is drawn at (col, row) (its
+ *   own SVG can draw the code transposed, a mirror image that a strict gate
+ *   scanner may not accept), one rectangle per horizontal run of dark modules,
+ *   which resvg fills in far fewer path segments than one square a module.
+ * - A translated <g>, not a nested <svg viewBox>: resvg clips a nested <svg>
+ *   with a full-canvas mask, which cost ~4 ms a render.
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
-  const qr = new QRCode({
-    content: token,
-    ecl: qrEcl,
-    padding: qrQuietZone,
-    join: true,
-    swap: true,
-    container: "none",
-    xmlDeclaration: false,
-    pretty: false,
-    color: "#000000",
-    background: "#ffffff",
-  });
-  const moduleCount = qr.qrcode.getModuleCount();
+  const { qrcode } = new QRCode({ content: token, ecl: qrEcl, padding: qrQuietZone });
+  const moduleCount = qrcode.getModuleCount();
   const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
   const size = moduleSize * (moduleCount + 2 * qrQuietZone);
-  qr.options.width = size;
-  qr.options.height = size;
   const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
   const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  const elements = qr.svg({ container: "none" });
-  const svg = `<g transform="translate(${x} ${y})">${elements}</g>`;
-  const modulesSvg = `<g transform="translate(${x} ${y})">${elements.slice(elements.indexOf("<path"))}</g>`;
-  return { svg, modulesSvg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
+  const runs: string[] = [];
+  qrcode.modules.forEach((row, r) => {
+    for (let c = 0; c < moduleCount; c++) {
+      if (!row[c]) continue;
+      const start = c;
+      while (c + 1 < moduleCount && row[c + 1]) c++;
+      const left = (start + qrQuietZone) * moduleSize;
+      const top = (r + qrQuietZone) * moduleSize;
+      runs.push(`M${left},${top}h${(c - start + 1) * moduleSize}v${moduleSize}h-${(c - start + 1) * moduleSize}z`);
+    }
+  });
+  const svg = `<g transform="translate(${x} ${y})"><path fill="#000000" shape-rendering="crispEdges" d="${runs.join("")}"/></g>`;
+  return { svg, version: qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
 }
 
 // ---------------------------------------------------------------------------
@@ -278,7 +276,7 @@ function textElement(x: number, y: number, text: string, style: TextStyle, fill:
   return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}"${extra}>${escapeXml(text)}</text>`;
 }
 
-/** The whole card as an SVG document (CARD.width × CARD.height). */
+/** The whole card as an SVG document (CARD.width × CARD.height), drawn on white (CARD_BACKGROUND). */
 export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
   const { width, height, textX } = CARD;
   const text = cardText(ticket);
@@ -286,7 +284,6 @@ export function buildTicketSvg(ticket: TicketImageInput, token: string): string 
   const border = ticket.cancelled ? COLORS.void : COLORS.border;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
     qr.svg,
     `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
@@ -347,6 +344,6 @@ function voidStamp(): string {
 function qrOverStamp(qr: TicketQr): string {
   return (
     `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>` +
-    qr.modulesSvg
+    qr.svg
   );
 }

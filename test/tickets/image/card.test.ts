@@ -181,16 +181,19 @@ describe("ticket card: QR code", () => {
     expect(qr).toMatchObject({ version: 5, moduleCount: 37, moduleSize: 6, size: (37 + 8) * 6 });
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
-    expect(qr.svg).toContain(`<rect x="0" y="0" width="${qr.size}" height="${qr.size}" style="fill:#ffffff;`);
+    expect(qr.svg).toMatch(new RegExp(`^<g transform="translate\\(${qr.x} ${qr.y}\\)"><path [^>]*d="(M\\d+,\\d+h\\d+v6h-\\d+z)+"/></g>$`));
   });
 
-  it("draws every module where the QR matrix has it: not transposed, nothing in the quiet zone", () => {
+  it("draws every module where the QR matrix has it, as horizontal runs: not transposed, nothing in the quiet zone", () => {
     const qr = buildTicketQr(TOKEN);
     const reference = new QRCode({ content: TOKEN, ecl: "M", padding: 4 });
     const modules = reference.qrcode.modules;
-    const drawn = new Set(
-      [...qr.svg.matchAll(/M(\d+),(\d+) V/g)].map((m) => `${Number(m[1]) / qr.moduleSize - 4},${Number(m[2]) / qr.moduleSize - 4}`),
-    );
+    // Each run "M<left>,<top>h<width>..." covers width / moduleSize modules of one row.
+    const drawn = new Set<string>();
+    for (const [, left, top, width] of qr.svg.matchAll(/M(\d+),(\d+)h(\d+)v/g)) {
+      const row = Number(top) / qr.moduleSize - 4;
+      for (let i = 0; i < Number(width) / qr.moduleSize; i++) drawn.add(`${Number(left) / qr.moduleSize - 4 + i},${row}`);
+    }
     let dark = 0;
     for (let row = 0; row < qr.moduleCount; row++) {
       for (let col = 0; col < qr.moduleCount; col++) {
