@@ -22,8 +22,8 @@ const CARDS: [string, TicketImageInput, string][] = [
     "event, three lines of name",
     { ...EVENT_TICKET, eventName: "Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon" },
     "e3b78b6cce7acc4dd04644a9527ec152ba14b98580f268e0dac6b70a782c0a25"],
-  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "f941dee295c6221c89f214d7d48a6a6fb57b385fe58417c17bbea1ff07d99a22"],
-  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "4475d290b9e628f26917115919b475a59c973304f3a37de0d09576b9e1b64bb2"],
+  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "79becc35eaa557c0c2a0a78604273e0b5a377f6f5a6149139a0742b470512e51"],
+  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "34bd7424b898e1ecf7e57a88451da37d7153aa67b8015155b274edb28ec46893"],
 ];
 
 describe(`ticket PNG bytes (layout version ${TICKET_IMAGE_LAYOUT_VERSION})`, () => {

@@ -158,14 +158,18 @@ describe("ticket card: SVG", () => {
     expect(svg.match(/<text /g)!.length).toBe(svg.match(/<\/text>/g)!.length);
   });
 
-  it("says CANCELLED across the card only when the ticket is cancelled", () => {
+  it("says CANCELLED, in red, and that the gate refuses it, only when the ticket is cancelled", () => {
     for (const ticket of [GENERAL, EVENT]) {
-      expect(buildTicketSvg(ticket, TOKEN).includes("CANCELLED")).toBe(false);
+      const valid = buildTicketSvg(ticket, TOKEN);
+      expect(valid.includes("CANCELLED")).toBe(false);
+      expect(valid.includes("refused")).toBe(false);
       const svg = buildTicketSvg({ ...ticket, cancelled: true }, TOKEN);
-      expect(texts(svg)).toContain("CANCELLED");
-      expect(/<g transform="rotate\(-20 360 160\)"><text [^>]*>CANCELLED<\/text><\/g>/.test(svg)).toBe(true);
-      const size = Number(/font-size="(\d+)"[^>]*>CANCELLED/.exec(svg)![1]);
-      expect(size).toBeGreaterThanOrEqual(72); // big
+      expect(/font-size="30" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
+      expect(texts(svg)).toContain("Not valid for entry: refused at the gate");
+      expect(svg).toContain('stroke="#dc2626" stroke-width="4"');
+      // Everything else the valid card says is still there (date, event, code).
+      const kept = texts(valid).filter((line) => !["General entry", "Special event"].includes(line));
+      expect(texts(svg)).toEqual(expect.arrayContaining(kept));
     }
   });
 

@@ -87,14 +87,14 @@ describe("renderTicketPng", () => {
     expect(count(image, CARD.textX + CARD.textWidth + 1, 20, CARD.width - 6, CARD.height - 20).ink).toBe(0);
   });
 
-  it("renders a cancelled ticket visibly void (red across the card) and still scannable", async () => {
+  it("renders a cancelled ticket visibly void (a red border, red lettering) and still scannable", async () => {
     const normal = await renderAndScan(EVENT);
     const cancelled = await renderAndScan({ ...EVENT, cancelled: true });
     expect(cancelled.token).toBe(normal.token);
     const full = [0, 0, CARD.width, CARD.height] as const;
     expect(count(normal.image, ...full).red).toBe(0);
     expect(count(cancelled.image, ...full).red).toBeGreaterThan(5000);
-    // Red on both halves: the stamp crosses the QR side and the text side.
+    // Red on both halves: the border goes round the QR side; the text side says CANCELLED.
     expect(count(cancelled.image, 0, 0, CARD.width / 2, CARD.height).red).toBeGreaterThan(1000);
     expect(count(cancelled.image, CARD.width / 2, 0, CARD.width, CARD.height).red).toBeGreaterThan(1000);
   });
