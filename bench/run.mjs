@@ -27,6 +27,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
@@ -453,7 +454,7 @@ async function prepareDatabases(run, work, results) {
     dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
     results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
     log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
-    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
+    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today, work).catch((error) => ({ error: error.message }));
   }
   results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
   return { dbs, today, envFile, secrets };
@@ -737,15 +738,14 @@ async function main(argv) {
 
 /**
  * EXPLAIN QUERY PLAN of the list query exactly as the Worker sends it
- * (LIST_IN_WINDOW_SQL, compiled from src/events/queries.ts with esbuild), with
- * a year's window bound in place of the parameters.
+ * (LIST_IN_WINDOW_SQL of src/events/queries.ts, bundled with its imports by
+ * esbuild), with a year's window bound in place of the parameters.
  */
-async function listQueryPlan(persistTo, today) {
+async function listQueryPlan(persistTo, today, work) {
   const esbuild = require("esbuild");
-  const source = readFileSync(join(ROOT, "src", "events", "queries.ts"), "utf8");
-  const { code } = await esbuild.transform(source, { loader: "ts", format: "esm" });
-  const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
-  const sql = mod.LIST_IN_WINDOW_SQL;
+  const outfile = join(work, "list-query.mjs");
+  await esbuild.build({ entryPoints: [join(ROOT, "src", "events", "queries.ts")], bundle: true, format: "esm", platform: "neutral", outfile, logLevel: "silent" });
+  const sql = (await import(pathToFileURL(outfile).href)).LIST_IN_WINDOW_SQL;
   if (typeof sql !== "string") return { error: "LIST_IN_WINDOW_SQL is not exported by src/events/queries.ts" };
   const values = { 1: `'${today}'`, 2: `'${addDays(today, 365)}'`, 3: "11", 4: "0" };
   const bound = sql.replace(/\?(\d+)/g, (_, n) => values[n] ?? "NULL");
