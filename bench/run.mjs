@@ -13,6 +13,8 @@
 //            0 skips)
 //            --direct | --no-direct (the pass without wrangler dev)  --out FILE
 //            --wait-quiet (wait until the 1-minute load average is below 1.5)
+//            --against DIR (the render phases' "before": another checkout with its
+//            node_modules, built and measured alternately with this one)
 //
 // What it does: builds the Worker as `wrangler deploy` would (size), profiles
 // its startup, seeds two throw-away local D1 databases (100 and 100,000
@@ -26,7 +28,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
@@ -40,14 +42,14 @@ import { startWebhookReceiver } from "./scenario-setup.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
 import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
-import { measureRenderCost } from "./render-breakdown.mjs";
+import { measureFreshIsolates, measureRenderCost } from "./render-breakdown.mjs";
 import { WranglerDev, machineBusySeconds, writeConfigWithoutQueueConsumers } from "./server.mjs";
 
 /** The scenarios repeated without wrangler dev (the diagnostic pass). */
 const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "tickets-buy", "qr-cached", "qr-304"];
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
-                        [--soak S | --no-soak] [--direct | --no-direct] [--d1-rtt MS] [--out FILE] [--wait-quiet]]
+                        [--soak S | --no-soak] [--direct | --no-direct] [--d1-rtt MS] [--out FILE] [--wait-quiet] [--against DIR]]
 scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak, render-cost
 The CPU and memory meter reads /proc: the bench runs on Linux only.`;
 
@@ -91,6 +93,8 @@ function settings(args) {
     distanceDuration: num("duration", smoke ? 2 : 5),
     control: !smoke,
     renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
+    freshIsolates: { rounds: smoke ? 1 : 3, sales: smoke ? 5 : 40 },
+    against: args.against === undefined ? undefined : resolve(args.against),
   };
 }
 
@@ -395,6 +399,7 @@ const OPTIONS = {
   connections: { type: "string" },
   soak: { type: "string" },
   out: { type: "string" },
+  against: { type: "string" },
 };
 
 /** What this run does: its settings and the scenarios it picked. */
@@ -659,12 +664,18 @@ async function runControlPhase(cfg, results) {
   log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
 }
 
-/** The render breakdown (bench/render-breakdown.mjs): its own build, database and server. */
+/**
+ * The render breakdown and the fresh isolates (bench/render-breakdown.mjs):
+ * their own builds, databases and servers; with --against, the same for
+ * another checkout, alternating with this one.
+ */
 async function runRenderCostPhase(cfg, results) {
   if (cfg.only && !cfg.only.includes("render-cost")) return;
-  results.renderCost = await measureRenderCost(cfg.renderCost);
+  results.renderCost = await measureRenderCost({ ...cfg.renderCost, against: cfg.against });
   const p50 = percentile([...results.renderCost.subjects[0].firstMs].sort((a, b) => a - b), 50);
   log(`    first image fetch: ${p50.toFixed(2)} ms of Worker CPU (p50 of ${cfg.renderCost.renders})`);
+  const checkouts = [{ label: "this checkout", dir: ROOT }, ...(cfg.against ? [{ label: `before (${basename(cfg.against)})`, dir: cfg.against }] : [])];
+  results.freshIsolates = await measureFreshIsolates({ checkouts, ...cfg.freshIsolates });
 }
 
 /** Phase 5: the Markdown table and the raw JSON; returns the number of failed requests. */
