@@ -4,6 +4,11 @@
 // command of its own for before/after comparisons:
 //
 //   node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]
+//   node bench/render-breakdown.mjs --fresh [--rounds N] [--json FILE] [--against DIR]
+//
+// --fresh: the fresh isolates instead (measureFreshIsolates below): the first
+// 60 renders of a new isolate for each card kind, and a sale with its
+// pre-render. The render cost:
 //
 // Builds the Worker as `wrangler deploy` would, seeds a throw-away local D1
 // with general tickets and serves the bundle with Miniflare directly (workerd,

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~14 min): writes bench/results/latest.md
+//   npm run bench                  full run (~17 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
 //   npm run bench -- --only static,qr-cached     just these scenarios
-//                                  (render-cost: the render breakdown phase)
+//                                  (render-cost: the render phases, render cost and fresh isolates)
 //   options: --duration S  --connections N  --soak S | --no-soak
 //            --d1-rtt MS (the hot paths again on the distance bundle, one
 //            connection, every D1 round trip delayed by 0 and by MS; default 25,

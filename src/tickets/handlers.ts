@@ -2,9 +2,15 @@ import type { AppRouteHandler } from "../http/types";
 import { ProblemError } from "../http/problem";
 import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
-import { loadTicketImage, matchesIfNoneMatch, prerenderEnabled, prerenderSoldTicket, ticketImageEtag } from "./image";
+import {
+  loadTicketImage,
+  matchesIfNoneMatch,
+  prerenderEnabled,
+  prerenderSoldTicket,
+  signingKeysFromEnv,
+  ticketImageEtag,
+} from "./image";
 import { recallTicket, rememberTicket } from "./lookup-cache";
-import { signingKeysFromEnv } from "./image";
 import * as queries from "./queries";
 import type * as routes from "./routes";
 import { sellTicket } from "./sell";
