@@ -4,6 +4,11 @@
 // command of its own for before/after comparisons:
 //
 //   node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]
+//   node bench/render-breakdown.mjs --fresh [--rounds N] [--json FILE] [--against DIR]
+//
+// --fresh: the fresh isolates instead (measureFreshIsolates below): the first
+// 60 renders of a new isolate for each card kind, and a sale with its
+// pre-render. The render cost:
 //
 // Builds the Worker as `wrangler deploy` would, seeds a throw-away local D1
 // with general tickets and serves the bundle with Miniflare directly (workerd,
@@ -33,15 +38,16 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
-import { museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
+import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
 import { ROOT, runWrangler } from "../tools/lib/wrangler.mjs";
 import { DirectMiniflare, ownWorkerd } from "./direct.mjs";
 import { percentile } from "./load.mjs";
-import { renderCostSection } from "./report.mjs";
-import { seedDatabase } from "./seed.mjs";
+import { CARD_KINDS, freshIsolatesSection, renderCostSection } from "./report.mjs";
+import { call, expectJson, inParallel } from "./scenario-setup.mjs";
+import { nextOpenDay, seedDatabase } from "./seed.mjs";
 
 /** Parts of a render, by the function whose frames (and callees) they are. Innermost match wins. */
 const PARTS = [
@@ -235,9 +241,177 @@ export async function measureRenderCost({ renders = 40, warmups = 40, interval =
   }
 }
 
-const USAGE = "usage: node bench/render-breakdown.mjs [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]";
+/**
+ * The candidate for cutting the cold cost: general cards in a fresh isolate
+ * whose first request rendered a card after its response (a sale with
+ * PRERENDER_TICKET_IMAGES, its render in waitUntil), and which then stood
+ * idle for WARM_UP_PAUSE_MS.
+ */
+const WARMED_UP = "general, after a sale's pre-render";
+const WARM_UP_PAUSE_MS = 1000;
+
+/** Cancelled and event cards fetched in turn by the warm isolates: the cancelled card's budget. */
+const CANCELLED_PAIRS = 40;
+
+/**
+ * Tickets of each card kind, sold through the running server as a kiosk
+ * would: general tickets for the next open day, event tickets for an event
+ * dated today, and the tickets of a second such event that is then deleted
+ * (which cancels them). The server must not prerender (its images would be
+ * in the cache the fresh isolates read).
+ */
+async function sellCards(base, auth, today, perKind, scale = {}) {
+  const event = async (name) =>
+    expectJson(
+      await call(base, auth, "POST", "/special-events", {
+        name: `${name} ${randomBytes(4).toString("hex")}`,
+        location: "Great Hall",
+        eventDescription: "Tickets the render-cost phase draws.",
+        dates: [today],
+        price: 12,
+      }),
+      201,
+      "creating an event",
+    );
+  const sell = (body, times = 1) =>
+    inParallel(perKind * times, 4, async (n) => {
+      const sold = await call(base, auth, "POST", "/tickets", { ...body, email: `render-${n}@example.com` });
+      return (await expectJson(sold, 201, "selling a ticket")).ticketId;
+    });
+  const kept = await event("Render cost: event card");
+  const deleted = await event("Render cost: cancelled card");
+  const ids = {
+    general: await sell({ ticketType: "general", ticketDate: nextOpenDay(addDays(today, 1)) }, scale.general),
+    event: await sell({ ticketType: "event", eventId: kept.eventId, ticketDate: today }),
+    cancelled: await sell({ ticketType: "event", eventId: deleted.eventId, ticketDate: today }),
+  };
+  const gone = await call(base, auth, "DELETE", `/special-events/${deleted.eventId}`);
+  if (gone.status !== 204) throw new Error(`deleting the event answered ${gone.status}`);
+  return ids;
+}
+
+/**
+ * Worker CPU (the workerd process, all threads: V8's background compilation
+ * included) and latency (at the client) of the first renders of fresh
+ * isolates, for each card kind, and of a sale with its pre-render in a warm
+ * isolate. `checkouts`: [{ label, dir }], this one first; a round starts a
+ * fresh server of each checkout for each kind, in an order that alternates
+ * round by round, and the sales alternate between the checkouts sale by sale.
+ */
+export async function measureFreshIsolates({ checkouts, rounds = 3, renders = 60, sales = 40, pairs = CANCELLED_PAIRS }) {
+  const work = mkdtempSync(join(tmpdir(), "museum-fresh-isolates-"));
+  const servers = [];
+  const serve = async (checkout, vars) => {
+    const pidsOf = () => ownWorkerd().map((p) => p.pid);
+    const running = new Set(pidsOf());
+    const server = await new DirectMiniflare({ script: checkout.script, persistTo: checkout.persistTo, secrets: checkout.secrets, vars }).start();
+    servers.push(server);
+    return { server, pids: pidsOf().filter((pid) => !running.has(pid)) };
+  };
+  const stop = async (server) => {
+    await server.stop();
+    servers.splice(servers.indexOf(server), 1);
+  };
+  const timed = async (pids, request) => {
+    const cpuBefore = cpuMsOf(pids);
+    const started = performance.now();
+    const res = await request();
+    await res.arrayBuffer();
+    return { status: res.status, cpuMs: cpuMsOf(pids) - cpuBefore, latencyMs: performance.now() - started };
+  };
+  try {
+    const today = todayIn(await museumTimeZone());
+    for (const [n, checkout] of checkouts.entries()) {
+      log(`==> fresh isolates: building ${checkout.label}, selling its tickets through its API`);
+      checkout.script = buildCheckout(checkout.dir, join(work, `dist-${n}`));
+      checkout.persistTo = join(work, `d1-${n}`);
+      const db = seedDatabase({ persistTo: checkout.persistTo, today, events: 1, tickets: 0 });
+      checkout.auth = `Basic ${Buffer.from(`${db.account.name}:${db.account.secret}`).toString("base64")}`;
+      checkout.secrets = { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") };
+      const { server } = await serve(checkout, { PRERENDER_TICKET_IMAGES: "false" });
+      // General tickets for the warmed-up isolates too.
+      checkout.ids = await sellCards(server.base, checkout.auth, today, rounds * renders + CANCELLED_PAIRS, { general: 2 });
+      await stop(server);
+      checkout.fresh = Object.fromEntries([...CARD_KINDS, WARMED_UP].map((kind) => [kind, []]));
+    }
+    for (let round = 0; round < rounds; round += 1) {
+      const order = [...CARD_KINDS, WARMED_UP].flatMap((kind) => checkouts.map((checkout) => ({ kind, checkout })));
+      for (const { kind, checkout } of round % 2 === 0 ? order : order.reverse()) {
+        log(`==> fresh isolates, round ${round + 1} of ${rounds}: ${checkout.label}, ${kind} cards, ${renders} first renders`);
+        const warmedUp = kind === WARMED_UP;
+        const { server, pids } = await serve(checkout, { PRERENDER_TICKET_IMAGES: warmedUp ? "true" : "false" });
+        if (warmedUp) {
+          // The isolate's first request renders a card after its response (a sale's pre-render, in waitUntil).
+          const sale = await call(server.base, checkout.auth, "POST", "/tickets", { ticketType: "general", ticketDate: nextOpenDay(addDays(today, 1)), email: "warm-up@example.com" });
+          await expectJson(sale, 201, "the warm-up sale");
+          await new Promise((resolve) => setTimeout(resolve, WARM_UP_PAUSE_MS));
+        }
+        const series = [];
+        for (const id of checkout.ids[warmedUp ? "general" : kind].splice(0, renders)) {
+          const fetched = await timed(pids, () => fetch(`${server.base}/v1.1/tickets/${id}/qr`, { headers: { Authorization: checkout.auth } }));
+          if (fetched.status !== 200) throw new Error(`${checkout.label}: GET /qr of a ${kind} ticket answered ${fetched.status}`);
+          series.push(fetched);
+        }
+        checkout.fresh[kind].push(series);
+        await stop(server);
+      }
+    }
+    log(`==> a sale with its pre-render, warm isolates, ${sales} sales alternating between the checkouts`);
+    const running = [];
+    for (const checkout of checkouts) running.push({ checkout, ...(await serve(checkout, { PRERENDER_TICKET_IMAGES: "true" })), sales: [] });
+    const saleDate = nextOpenDay(addDays(today, 1));
+    const sell = ({ checkout, server, pids }, n) =>
+      timed(pids, () =>
+        call(server.base, checkout.auth, "POST", "/tickets", { ticketType: "general", ticketDate: saleDate, email: `sale-${n}@example.com` }),
+      );
+    // The pre-render runs after the response (waitUntil): the CPU is read once it is done.
+    const settled = async (subject, n) => {
+      const sale = await sell(subject, n);
+      const before = cpuMsOf(subject.pids) - sale.cpuMs;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return { ...sale, cpuMs: cpuMsOf(subject.pids) - before };
+    };
+    for (let n = 0; n < sales; n += 1) for (const subject of running) await settled(subject, n); // tier-up, not measured
+    for (let n = 0; n < sales; n += 1) {
+      for (const subject of n % 2 === 0 ? running : [...running].reverse()) {
+        const sale = await settled(subject, sales + n);
+        if (sale.status !== 201) throw new Error(`${subject.checkout.label}: POST /tickets answered ${sale.status}`);
+        subject.sales.push(sale);
+      }
+    }
+    log(`==> cancelled against event cards in the same warm isolates, ${pairs} pairs, alternating`);
+    for (const subject of running) subject.pairs = [];
+    const image = async ({ checkout, server, pids }, kind) => {
+      const id = checkout.ids[kind].shift();
+      const fetched = await timed(pids, () => fetch(`${server.base}/v1.1/tickets/${id}/qr`, { headers: { Authorization: checkout.auth } }));
+      if (fetched.status !== 200) throw new Error(`${checkout.label}: GET /qr of a ${kind} ticket answered ${fetched.status}`);
+      return fetched.cpuMs;
+    };
+    for (let n = 0; n < pairs; n += 1) {
+      for (const subject of running) {
+        const order = n % 2 === 0 ? ["event", "cancelled"] : ["cancelled", "event"];
+        const cpu = {};
+        for (const kind of order) cpu[kind] = await image(subject, kind);
+        subject.pairs.push(cpu);
+      }
+    }
+    return {
+      rounds,
+      renders,
+      warmedUp: WARMED_UP,
+      subjects: running.map(({ checkout, sales: sold, pairs: paired }) => ({ label: checkout.label, fresh: checkout.fresh, sales: sold, pairs: paired })),
+    };
+  } finally {
+    for (const server of [...servers]) await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const USAGE = "usage: node bench/render-breakdown.mjs [--fresh [--rounds N]] [--renders N] [--warmup N] [--interval US] [--top N] [--json FILE] [--against DIR]";
 
 const OPTIONS = {
+  fresh: { type: "boolean" },
+  rounds: { type: "string" },
   renders: { type: "string" },
   warmup: { type: "string" },
   interval: { type: "string" },
@@ -256,6 +430,13 @@ async function main(argv) {
   const against = values.against === undefined ? undefined : resolve(values.against);
   if (against && !existsSync(join(against, "wrangler.toml"))) {
     throw new UsageError("--against needs a checkout of this project (a directory with wrangler.toml and node_modules)");
+  }
+  if (values.fresh) {
+    const checkouts = [{ label: "this checkout", dir: ROOT }, ...(against ? [{ label: `before (${basename(against)})`, dir: against }] : [])];
+    const freshIsolates = await measureFreshIsolates({ checkouts, rounds: int("rounds", 3, 1) });
+    process.stdout.write(`${freshIsolatesSection({ freshIsolates }).join("\n")}\n`);
+    if (values.json) writeFileSync(values.json, `${JSON.stringify(freshIsolates, null, 2)}\n`);
+    return;
   }
   const renderCost = await measureRenderCost({
     renders: int("renders", 40, 2),

@@ -43,7 +43,7 @@ export function checkBudgets(results) {
       checks.push({ id: r.id, rule: "Worker CPU < 10 ms/req", value: `${f(r.cpuMs.runtime, 2)} ms`, pass: r.cpuMs.runtime < 10 });
     }
   }
-  return [...checks, ...webhookChecks(results), ...checkDistanceBudgets(results)];
+  return [...checks, ...webhookChecks(results), ...checkDistanceBudgets(results), ...freshIsolateChecks(results)];
 }
 
 /** The median; of an even count, the mean of the middle two. */
@@ -537,6 +537,114 @@ export function renderCostSection(results) {
   ];
 }
 
+/** The card kinds of the fresh-isolate step (bench/render-breakdown.mjs), each a ticket sold through the API. */
+export const CARD_KINDS = ["general", "event", "cancelled"];
+
+/** The fresh-isolate step's slices of an isolate's renders (1-based, inclusive): the last is the warm figure. */
+export const FRESH_SLICES = [
+  { label: "render 1", from: 1, to: 1 },
+  { label: "renders 2–10", from: 2, to: 10 },
+  { label: "renders 11–40", from: 11, to: 40 },
+  { label: "renders 41–60 (warm)", from: 41, to: 60 },
+];
+
+/** One isolate's renders of a slice (FRESH_SLICES), by measure ("cpuMs" or "latencyMs"). */
+const sliceOf = (series, slice, measure) => series.slice(slice.from - 1, slice.to).map((r) => r[measure]);
+
+/** A subject's median of a slice over every round's isolate, by kind. */
+function sliceMedian(subject, kind, slice, measure) {
+  return median(subject.fresh[kind].flatMap((series) => sliceOf(series, slice, measure)));
+}
+
+/** Per round, `of(round's isolate)`; the median of the rounds. */
+function medianOfRounds(rounds, of) {
+  return median(Array.from({ length: rounds }, (_, round) => of(round)));
+}
+
+const WARM = FRESH_SLICES.at(-1);
+
+/**
+ * The fresh-isolate budgets (issue 22), on this checkout's figures: a
+ * cancelled card at most 1.2× a valid card of the same kind (event); renders
+ * 2–10 and 11–40 of a fresh isolate within 5× and 2.5× the warm figure of the
+ * same kind, per round, median of the rounds (a guard: V8 compiling resvg's
+ * wasm is what they cost, and a change that makes it worse shows here).
+ */
+export const FRESH_BUDGETS = { cancelledOverValid: 1.2, slices: { "renders 2–10": 5, "renders 11–40": 2.5 } };
+
+/** A cancelled card's render over an event card's, fetched in turn by one warm isolate: the median of the pairs. */
+const cancelledRatio = (subject) => median(subject.pairs.map((pair) => pair.cancelled / pair.event));
+
+function freshIsolateChecks(results) {
+  const fresh = results.freshIsolates;
+  if (!fresh) return [];
+  const [self] = fresh.subjects;
+  const warmOf = (kind, round) => median(sliceOf(self.fresh[kind][round], WARM, "cpuMs"));
+  const cancelled = cancelledRatio(self);
+  const checks = [
+    {
+      id: "render-cancelled",
+      rule: `cancelled card ≤ ${FRESH_BUDGETS.cancelledOverValid}× an event card (Worker CPU, a warm isolate, the two fetched in turn, median of ${self.pairs.length} pairs' ratios)`,
+      value: `${f(cancelled, 2)}×`,
+      pass: cancelled <= FRESH_BUDGETS.cancelledOverValid,
+    },
+  ];
+  for (const [label, limit] of Object.entries(FRESH_BUDGETS.slices)) {
+    const slice = FRESH_SLICES.find((s) => s.label === label);
+    for (const kind of CARD_KINDS) {
+      const ratio = medianOfRounds(fresh.rounds, (round) => median(sliceOf(self.fresh[kind][round], slice, "cpuMs")) / warmOf(kind, round));
+      checks.push({ id: `fresh-${kind}`, rule: `fresh isolate, ${kind} card, ${label}: Worker CPU p50 ≤ ${limit}× warm`, value: `${f(ratio, 2)}×`, pass: ratio <= limit });
+    }
+  }
+  return checks;
+}
+
+/** The fresh-isolate part: each kind's slices, CPU and latency, per checkout; the sale with its pre-render. */
+export function freshIsolatesSection(results) {
+  const fresh = results.freshIsolates;
+  if (!fresh) return [];
+  const subjects = fresh.subjects;
+  const lines = [
+    "",
+    "## Fresh isolates: the first renders of each card kind",
+    "",
+    `Each round starts a fresh isolate (Miniflare directly) for each card kind${subjects.length > 1 ? " and checkout" : ""}, ` +
+      `in an order that alternates round by round, and fetches ${fresh.renders} images never rendered, one at a time ` +
+      `(${fresh.rounds} rounds). Worker CPU: the workerd process, all threads (V8's background compilation included); ` +
+      "latency: at the client. Medians of the slice's renders over every round, ms, CPU / latency.",
+    "",
+    `| card | slice | ${subjects.map((s) => s.label).join(" | ")} |${subjects.length > 1 ? " CPU × before (median of rounds) |" : ""}`,
+    `|---|---|${subjects.map(() => "--:|").join("")}${subjects.length > 1 ? "--:|" : ""}`,
+  ];
+  for (const kind of [...CARD_KINDS, fresh.warmedUp]) {
+    for (const slice of FRESH_SLICES) {
+      const cells = subjects.map((s) => `${f(sliceMedian(s, kind, slice, "cpuMs"), 1)} / ${f(sliceMedian(s, kind, slice, "latencyMs"), 1)}`);
+      const versus =
+        subjects.length > 1
+          ? ` ${f(medianOfRounds(fresh.rounds, (round) => median(sliceOf(subjects[0].fresh[kind][round], slice, "cpuMs")) / median(sliceOf(subjects[1].fresh[kind][round], slice, "cpuMs"))), 2)}× |`
+          : "";
+      lines.push(`| ${kind} | ${slice.label} | ${cells.join(" | ")} |${versus}`);
+    }
+  }
+  const sale = (s, measure) => median(s.sales.map((r) => r[measure]));
+  lines.push(
+    "",
+    `A sale with its pre-render (\`POST /tickets\`, \`PRERENDER_TICKET_IMAGES = "true"\`, a warm isolate, the CPU read once the pre-render is done), ` +
+      `median of ${subjects[0].sales.length}${subjects.length > 1 ? ", alternating between the checkouts" : ""}: ` +
+      subjects.map((s) => `${s.label} ${f(sale(s, "cpuMs"), 2)} ms CPU, ${f(sale(s, "latencyMs"), 2)} ms latency`).join("; ") +
+      ".",
+  );
+  lines.push(
+    "",
+    "A cancelled card against an event card, fetched in turn by the same warm isolate, median of the pairs' ratios (Worker CPU): " +
+      subjects.map((s) => `${s.label} ${f(cancelledRatio(s), 2)}×`).join("; ") +
+      ".",
+  );
+  const checks = freshIsolateChecks(results);
+  lines.push("", ...checks.map((c) => `- ${c.rule}: ${c.value}, ${mark(c.pass)}`));
+  return lines;
+}
+
 export function renderMarkdown(results) {
   const checks = checkBudgets(results);
   const lines = [
@@ -551,6 +659,7 @@ export function renderMarkdown(results) {
     ...bundleSection(results),
     ...queryPlanSection(results),
     ...renderCostSection(results),
+    ...freshIsolatesSection(results),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -1,18 +1,20 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~14 min): writes bench/results/latest.md
+//   npm run bench                  full run (~17 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
 //   npm run bench -- --only static,qr-cached     just these scenarios
-//                                  (render-cost: the render breakdown phase)
+//                                  (render-cost: the render phases, render cost and fresh isolates)
 //   options: --duration S  --connections N  --soak S | --no-soak
 //            --d1-rtt MS (the hot paths again on the distance bundle, one
 //            connection, every D1 round trip delayed by 0 and by MS; default 25,
 //            0 skips)
 //            --direct | --no-direct (the pass without wrangler dev)  --out FILE
 //            --wait-quiet (wait until the 1-minute load average is below 1.5)
+//            --against DIR (the render phases' "before": another checkout with its
+//            node_modules, built and measured alternately with this one)
 //
 // What it does: builds the Worker as `wrangler deploy` would (size), profiles
 // its startup, seeds two throw-away local D1 databases (100 and 100,000
@@ -26,7 +28,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
@@ -39,14 +42,14 @@ import { startWebhookReceiver } from "./scenario-setup.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
 import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
-import { measureRenderCost } from "./render-breakdown.mjs";
+import { measureFreshIsolates, measureRenderCost } from "./render-breakdown.mjs";
 import { WranglerDev, machineBusySeconds, writeConfigWithoutQueueConsumers } from "./server.mjs";
 
 /** The scenarios repeated without wrangler dev (the diagnostic pass). */
 const DIRECT_SCENARIOS = ["static", "event-get", "events-list", "hours", "tickets-buy", "qr-cached", "qr-304"];
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N]
-                        [--soak S | --no-soak] [--direct | --no-direct] [--d1-rtt MS] [--out FILE] [--wait-quiet]]
+                        [--soak S | --no-soak] [--direct | --no-direct] [--d1-rtt MS] [--out FILE] [--wait-quiet] [--against DIR]]
 scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}, soak, render-cost
 The CPU and memory meter reads /proc: the bench runs on Linux only.`;
 
@@ -90,6 +93,8 @@ function settings(args) {
     distanceDuration: num("duration", smoke ? 2 : 5),
     control: !smoke,
     renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
+    freshIsolates: { rounds: smoke ? 1 : 3, sales: smoke ? 5 : 40 },
+    against: args.against === undefined ? undefined : resolve(args.against),
   };
 }
 
@@ -394,6 +399,7 @@ const OPTIONS = {
   connections: { type: "string" },
   soak: { type: "string" },
   out: { type: "string" },
+  against: { type: "string" },
 };
 
 /** What this run does: its settings and the scenarios it picked. */
@@ -453,7 +459,7 @@ async function prepareDatabases(run, work, results) {
     dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
     results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
     log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
-    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today).catch((error) => ({ error: error.message }));
+    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today, work).catch((error) => ({ error: error.message }));
   }
   results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
   return { dbs, today, envFile, secrets };
@@ -658,12 +664,18 @@ async function runControlPhase(cfg, results) {
   log(`    ${results.control.requests} requests, workerd RSS +${results.control.kibPerRequest.toFixed(2)} KiB per request`);
 }
 
-/** The render breakdown (bench/render-breakdown.mjs): its own build, database and server. */
+/**
+ * The render breakdown and the fresh isolates (bench/render-breakdown.mjs):
+ * their own builds, databases and servers; with --against, the same for
+ * another checkout, alternating with this one.
+ */
 async function runRenderCostPhase(cfg, results) {
   if (cfg.only && !cfg.only.includes("render-cost")) return;
-  results.renderCost = await measureRenderCost(cfg.renderCost);
+  results.renderCost = await measureRenderCost({ ...cfg.renderCost, against: cfg.against });
   const p50 = percentile([...results.renderCost.subjects[0].firstMs].sort((a, b) => a - b), 50);
   log(`    first image fetch: ${p50.toFixed(2)} ms of Worker CPU (p50 of ${cfg.renderCost.renders})`);
+  const checkouts = [{ label: "this checkout", dir: ROOT }, ...(cfg.against ? [{ label: `before (${basename(cfg.against)})`, dir: cfg.against }] : [])];
+  results.freshIsolates = await measureFreshIsolates({ checkouts, ...cfg.freshIsolates });
 }
 
 /** Phase 5: the Markdown table and the raw JSON; returns the number of failed requests. */
@@ -737,18 +749,21 @@ async function main(argv) {
 
 /**
  * EXPLAIN QUERY PLAN of the list query exactly as the Worker sends it
- * (LIST_IN_WINDOW_SQL, compiled from src/events/queries.ts with esbuild), with
- * a year's window bound in place of the parameters.
+ * (`eventsInWindowQuery` of src/events/statements.ts, bundled with its
+ * imports by esbuild), with a year's window bound in place of its `?` parameters.
  */
-async function listQueryPlan(persistTo, today) {
+async function listQueryPlan(persistTo, today, work) {
   const esbuild = require("esbuild");
-  const source = readFileSync(join(ROOT, "src", "events", "queries.ts"), "utf8");
-  const { code } = await esbuild.transform(source, { loader: "ts", format: "esm" });
-  const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
-  const sql = mod.LIST_IN_WINDOW_SQL;
-  if (typeof sql !== "string") return { error: "LIST_IN_WINDOW_SQL is not exported by src/events/queries.ts" };
-  const values = { 1: `'${today}'`, 2: `'${addDays(today, 365)}'`, 3: "11", 4: "0" };
-  const bound = sql.replace(/\?(\d+)/g, (_, n) => values[n] ?? "NULL");
+  const outfile = join(work, "list-query.mjs");
+  await esbuild.build({ entryPoints: [join(ROOT, "src", "events", "statements.ts")], bundle: true, format: "esm", platform: "neutral", outfile, logLevel: "silent" });
+  const { eventsInWindowQuery } = await import(pathToFileURL(outfile).href);
+  if (typeof eventsInWindowQuery !== "function") return { error: "eventsInWindowQuery is not exported by src/events/statements.ts" };
+  const query = eventsInWindowQuery({ startDate: today, endDate: addDays(today, 365), limit: 11, offset: 0 });
+  const values = [...query.values];
+  const bound = query.sql.replace(/\?/g, () => {
+    const value = values.shift();
+    return typeof value === "number" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+  });
   return { sql: bound, plan: explainQueryPlan(persistTo, bound) };
 }
 

@@ -7,7 +7,8 @@ import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
 
 const API = "/v1.1";
 
-async function call(base, auth, method, path, json) {
+/** One API call as a client makes it (JSON body, Basic auth). */
+export async function call(base, auth, method, path, json) {
   const res = await fetch(`${base}${API}${path}`, {
     method,
     headers: { Authorization: auth, ...(json === undefined ? {} : { "Content-Type": "application/json" }) },
@@ -16,14 +17,15 @@ async function call(base, auth, method, path, json) {
   return res;
 }
 
-async function expectJson(res, status, what) {
+/** The response's JSON, or an error that says what answered what. */
+export async function expectJson(res, status, what) {
   const text = await res.text();
   if (res.status !== status) throw new Error(`${what} answered ${res.status}, expected ${status}: ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
 }
 
 /** Runs `task(i)` for i in [0, count) with at most `parallel` at a time; returns the results in order. */
-async function inParallel(count, parallel, task) {
+export async function inParallel(count, parallel, task) {
   const out = new Array(count);
   let next = 0;
   const worker = async () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/tickets/qr/font-metrics.ts: the advance widths of Inter
+// Regenerates src/tickets/image/font-metrics.ts: the advance widths of Inter
 // Regular and Bold for the characters a ticket card can show, read straight
 // from the bundled TTFs (tables head, hhea, hmtx, cmap). The card builder uses
 // them to wrap and ellipsise text without overflowing; resvg-wasm does the
@@ -112,5 +112,5 @@ export const ADVANCES_BOLD: readonly number[] = ${table(bold)};
 export const MAX_ADVANCE_REGULAR = ${regular.max};
 export const MAX_ADVANCE_BOLD = ${bold.max};
 `;
-writeFileSync(`${root}/src/tickets/qr/font-metrics.ts`, out);
+writeFileSync(`${root}/src/tickets/image/font-metrics.ts`, out);
 console.log(`family ${regular.family}, ${regular.unitsPerEm} upem, ${codePoints.length} code points, max ${regular.max}/${bold.max}`);

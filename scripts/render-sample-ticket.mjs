@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Renders the sample ticket cards in docs/ with the Worker's own code
-// (src/tickets/qr), bundled by esbuild for Node: the wasm and TTF imports become
+// (src/tickets/image), bundled by esbuild for Node: the wasm and TTF imports become
 // byte arrays, resvg-wasm runs under Node. Run it after changing the card layout.
 //
 //   node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
@@ -22,7 +22,7 @@ const bundle = join(tmp, "qr.mjs");
 try {
   await build({
     stdin: {
-      contents: `export * from "./src/tickets/qr/index.ts"; export { buildTicketQr } from "./src/tickets/qr/card.ts";`,
+      contents: `export * from "./src/tickets/image/index.ts"; export { buildTicketQr } from "./src/tickets/image/card.ts";`,
       resolveDir: root,
       loader: "ts",
     },

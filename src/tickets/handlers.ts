@@ -3,11 +3,17 @@ import type { AppRouteHandler } from "../http/types";
 import { ProblemError } from "../http/problem";
 import { timeIn, todayIn } from "../platform/dates";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
-import { loadTicketImage, matchesIfNoneMatch, prerenderEnabled, prerenderSoldTicket, ticketImageEtag } from "./image";
 import { admit } from "./admission/admit";
 import { attendanceOn } from "./admission/attendance";
+import {
+  loadTicketImage,
+  matchesIfNoneMatch,
+  prerenderEnabled,
+  prerenderSoldTicket,
+  signingKeysFromEnv,
+  ticketImageEtag,
+} from "./image";
 import { lookUpTicketForImage } from "./lookup";
-import { signingKeysFromEnv } from "./qr";
 import type * as routes from "./routes";
 import { availabilityOn } from "./sale/availability";
 import { sellTicket } from "./sale/sell";

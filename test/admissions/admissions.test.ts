@@ -2,7 +2,7 @@
 // "Admission at the gate"), through the real Worker and D1.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
+import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../d1-faults";
 import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../helpers";
 import { useClock } from "../clock";

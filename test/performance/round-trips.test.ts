@@ -12,7 +12,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
+import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
 import { useClock } from "../clock";
 import { api, type AccountKey, eventBody } from "../helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../round-trips";

@@ -3,7 +3,7 @@ import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
 import { Batch, type Db } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { minutesOf, timeOf } from "../../hours/calendar";
-import { verifyTicketToken, type SigningKeys } from "../qr";
+import { type SigningKeys, verifyTicketToken } from "../image/token";
 import type { Admission } from "../schemas";
 import { recordAdmission } from "../statements";
 import { ticketFacts } from "../status";

@@ -1,6 +1,6 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/tickets/qr";
+import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../../src/tickets/image";
 import {
   CARD,
   MUSEUM_NAME,
@@ -13,7 +13,7 @@ import {
   textWidth,
   wrapText,
   type TextStyle,
-} from "../../src/tickets/qr/card";
+} from "../../../src/tickets/image/card";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const TOKEN = "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.VJKE7UZEEX5N2BWWG6SC6GYZ3E";
@@ -158,14 +158,18 @@ describe("ticket card: SVG", () => {
     expect(svg.match(/<text /g)!.length).toBe(svg.match(/<\/text>/g)!.length);
   });
 
-  it("says CANCELLED across the card only when the ticket is cancelled", () => {
+  it("says CANCELLED, in red, and that the gate refuses it, only when the ticket is cancelled", () => {
     for (const ticket of [GENERAL, EVENT]) {
-      expect(buildTicketSvg(ticket, TOKEN).includes("CANCELLED")).toBe(false);
+      const valid = buildTicketSvg(ticket, TOKEN);
+      expect(valid.includes("CANCELLED")).toBe(false);
+      expect(valid.includes("refused")).toBe(false);
       const svg = buildTicketSvg({ ...ticket, cancelled: true }, TOKEN);
-      expect(texts(svg)).toContain("CANCELLED");
-      expect(/<g transform="rotate\(-20 360 160\)"><text [^>]*>CANCELLED<\/text><\/g>/.test(svg)).toBe(true);
-      const size = Number(/font-size="(\d+)"[^>]*>CANCELLED/.exec(svg)![1]);
-      expect(size).toBeGreaterThanOrEqual(72); // big
+      expect(/font-size="30" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
+      expect(texts(svg)).toContain("Not valid for entry: refused at the gate");
+      expect(svg).toContain('stroke="#dc2626" stroke-width="4"');
+      // Everything else the valid card says is still there (date, event, code).
+      const kept = texts(valid).filter((line) => !["General entry", "Special event"].includes(line));
+      expect(texts(svg)).toEqual(expect.arrayContaining(kept));
     }
   });
 
@@ -181,16 +185,19 @@ describe("ticket card: QR code", () => {
     expect(qr).toMatchObject({ version: 5, moduleCount: 37, moduleSize: 6, size: (37 + 8) * 6 });
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
-    expect(qr.svg).toContain(`<rect x="0" y="0" width="${qr.size}" height="${qr.size}" style="fill:#ffffff;`);
+    expect(qr.svg).toMatch(new RegExp(`^<g transform="translate\\(${qr.x} ${qr.y}\\)"><path [^>]*d="(M\\d+,\\d+h\\d+v6h-\\d+z)+"/></g>$`));
   });
 
-  it("draws every module where the QR matrix has it: not transposed, nothing in the quiet zone", () => {
+  it("draws every module where the QR matrix has it, as horizontal runs: not transposed, nothing in the quiet zone", () => {
     const qr = buildTicketQr(TOKEN);
     const reference = new QRCode({ content: TOKEN, ecl: "M", padding: 4 });
     const modules = reference.qrcode.modules;
-    const drawn = new Set(
-      [...qr.svg.matchAll(/M(\d+),(\d+) V/g)].map((m) => `${Number(m[1]) / qr.moduleSize - 4},${Number(m[2]) / qr.moduleSize - 4}`),
-    );
+    // Each run "M<left>,<top>h<width>..." covers width / moduleSize modules of one row.
+    const drawn = new Set<string>();
+    for (const [, left, top, width] of qr.svg.matchAll(/M(\d+),(\d+)h(\d+)v/g)) {
+      const row = Number(top) / qr.moduleSize - 4;
+      for (let i = 0; i < Number(width) / qr.moduleSize; i++) drawn.add(`${Number(left) / qr.moduleSize - 4 + i},${row}`);
+    }
     let dark = 0;
     for (let row = 0; row < qr.moduleCount; row++) {
       for (let col = 0; col < qr.moduleCount; col++) {

@@ -4,8 +4,8 @@ import {
   signingKeysFromEnv,
   verifyTicketToken,
   type SigningKeys,
-} from "../../src/tickets/qr";
-import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../src/tickets/qr/token";
+} from "../../../src/tickets/image";
+import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../../src/tickets/image/token";
 
 const SECRET_OLD = "old-ticket-signing-secret-for-tests-0001";
 const SECRET_NEW = "new-ticket-signing-secret-for-tests-0002";

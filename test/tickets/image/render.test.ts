@@ -5,10 +5,10 @@ import {
   verifyTicketToken,
   type SigningKeys,
   type TicketImageInput,
-} from "../../src/tickets/qr";
-import { CARD } from "../../src/tickets/qr/card";
-import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../qr-decode";
-import { countRenders } from "../render-count";
+} from "../../../src/tickets/image";
+import { CARD } from "../../../src/tickets/image/card";
+import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../../qr-decode";
+import { countRenders } from "../../render-count";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const KEYS: SigningKeys = {
@@ -87,14 +87,14 @@ describe("renderTicketPng", () => {
     expect(count(image, CARD.textX + CARD.textWidth + 1, 20, CARD.width - 6, CARD.height - 20).ink).toBe(0);
   });
 
-  it("renders a cancelled ticket visibly void (red across the card) and still scannable", async () => {
+  it("renders a cancelled ticket visibly void (a red border, red lettering) and still scannable", async () => {
     const normal = await renderAndScan(EVENT);
     const cancelled = await renderAndScan({ ...EVENT, cancelled: true });
     expect(cancelled.token).toBe(normal.token);
     const full = [0, 0, CARD.width, CARD.height] as const;
     expect(count(normal.image, ...full).red).toBe(0);
     expect(count(cancelled.image, ...full).red).toBeGreaterThan(5000);
-    // Red on both halves: the stamp crosses the QR side and the text side.
+    // Red on both halves: the border goes round the QR side; the text side says CANCELLED.
     expect(count(cancelled.image, 0, 0, CARD.width / 2, CARD.height).red).toBeGreaterThan(1000);
     expect(count(cancelled.image, CARD.width / 2, 0, CARD.width, CARD.height).red).toBeGreaterThan(1000);
   });

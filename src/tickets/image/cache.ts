@@ -1,16 +1,11 @@
-import { sha256Hex } from "../platform/crypto";
-import { log } from "../platform/log";
-import { TtlCache } from "../platform/ttl-cache";
-import { rememberTicket } from "./lookup";
-import type { TicketForImage } from "./lookup";
-import type { BuyMuseumTicketsResponse } from "./schemas";
-import {
-  renderTicketPng,
-  signTicketToken,
-  TICKET_IMAGE_LAYOUT_VERSION,
-  type PngBytes,
-  type SigningKeys,
-} from "./qr";
+import { sha256Hex } from "../../platform/crypto";
+import { log } from "../../platform/log";
+import { TtlCache } from "../../platform/ttl-cache";
+import { rememberTicket, type TicketForImage } from "../lookup";
+import type { BuyMuseumTicketsResponse } from "../schemas";
+import { TICKET_IMAGE_LAYOUT_VERSION } from "./card";
+import { renderTicketPng, type PngBytes } from "./render";
+import { signTicketToken, type SigningKeys } from "./token";
 
 // One fingerprint per signing secret, per isolate.
 const keyFingerprints = new Map<string, Promise<string>>();

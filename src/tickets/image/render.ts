@@ -7,7 +7,7 @@ import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
-import { buildTicketSvg, type TicketImageInput } from "./card";
+import { buildTicketSvg, CARD_BACKGROUND, type TicketImageInput } from "./card";
 import { FONT_FAMILY } from "./font-metrics";
 import { encodeRgbaPng } from "./png";
 
@@ -33,13 +33,15 @@ function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
 }
 
 /**
- * Rasterises an SVG document to PNG bytes at its own size. No `background`
- * option: the card paints its own, and a second fill of every pixel is not free.
+ * Rasterises an SVG document to PNG bytes at its own size, on the card's
+ * background: resvg fills the canvas with it, cheaper than painting a
+ * full-card rectangle over every pixel.
  */
-export async function svgToPng(svg: string): Promise<PngBytes> {
+async function svgToPng(svg: string): Promise<PngBytes> {
   await ensureResvg();
   const resvg = new Resvg(svg, {
     fitTo: { mode: "original" },
+    background: CARD_BACKGROUND,
     font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
   });
   let pixels: Uint8Array;

@@ -1,6 +1,6 @@
 /**
- * Ticket QR core: the signed token a ticket's QR code carries, and the ticket
- * card PNG. See docs/ticket-image.md.
+ * The ticket image: the signed token a ticket's QR code carries, the ticket
+ * card PNG, and the caches it is served from. See docs/ticket-image.md.
  */
 export {
   signingKeysFromEnv,
@@ -12,3 +12,11 @@ export {
 } from "./token";
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
 export { renderTicketPng, ensureResvg, type PngBytes } from "./render";
+export {
+  IMAGE_MEMORY_TTL_MS,
+  loadTicketImage,
+  matchesIfNoneMatch,
+  prerenderEnabled,
+  prerenderSoldTicket,
+  ticketImageEtag,
+} from "./cache";

@@ -1,4 +1,4 @@
-import type { TicketImageInput } from "../../src/tickets/qr";
+import type { TicketImageInput } from "../../../src/tickets/image";
 
 /** The API description's sample tickets, as the card renders them. */
 export const GENERAL_TICKET: TicketImageInput = {

@@ -62,7 +62,7 @@ type Scanlines = { colorType: number; rows: Uint8Array<ArrayBuffer>; extraChunks
  * more than 256 colours. A card is a few flat colours and their anti-aliased
  * edges (about 120 colours on a general card): a quarter of the RGBA bytes
  * for zlib, which costs far more per byte than this pass. Neighbouring pixels
- * are mostly the same colour, so the table is only asked when the colour changes.
+ * are mostly the same colour, so the table is asked once a run of equal pixels.
  */
 function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scanlines | null {
   const aligned = rgba.byteOffset % 4 === 0 ? rgba : rgba.slice();
@@ -76,27 +76,27 @@ function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scan
   /** The first pixel of each palette colour, in palette order. */
   const firstPixel: number[] = [];
   const rows = new Uint8Array((width + 1) * height);
-  let last = ~pixels[0]!; // differs from the first pixel, so it is looked up
-  let lastIndex = 0;
   let p = 0;
   let o = 0;
   for (let y = 0; y < height; y++) {
     rows[o++] = FILTER_NONE;
-    for (let x = 0; x < width; x++, p++) {
+    const rowEnd = p + width;
+    while (p < rowEnd) {
+      // One lookup a run of equal pixels, then the run's indices in one fill.
       const pixel = pixels[p]!;
-      if (pixel !== last) {
-        let slot = Math.imul(pixel, 0x9e3779b1) >>> (32 - HASH_BITS);
-        while (slotIndex[slot] !== -1 && slotColour[slot] !== pixel) slot = (slot + 1) & (HASH_SLOTS - 1);
-        if (slotIndex[slot] === -1) {
-          if (firstPixel.length === MAX_PALETTE_SIZE) return null;
-          slotColour[slot] = pixel;
-          slotIndex[slot] = firstPixel.length;
-          firstPixel.push(p);
-        }
-        last = pixel;
-        lastIndex = slotIndex[slot]!;
+      let runEnd = p + 1;
+      while (runEnd < rowEnd && pixels[runEnd] === pixel) runEnd++;
+      let slot = Math.imul(pixel, 0x9e3779b1) >>> (32 - HASH_BITS);
+      while (slotIndex[slot] !== -1 && slotColour[slot] !== pixel) slot = (slot + 1) & (HASH_SLOTS - 1);
+      if (slotIndex[slot] === -1) {
+        if (firstPixel.length === MAX_PALETTE_SIZE) return null;
+        slotColour[slot] = pixel;
+        slotIndex[slot] = firstPixel.length;
+        firstPixel.push(p);
       }
-      rows[o++] = lastIndex;
+      rows.fill(slotIndex[slot]!, o, o + runEnd - p);
+      o += runEnd - p;
+      p = runEnd;
     }
   }
   const palette = new Uint8Array(firstPixel.length * 3);

@@ -1,6 +1,6 @@
 /**
  * The ticket card as SVG: the QR code on the left, human-readable lines on the
- * right, a big diagonal CANCELLED across the card for a cancelled ticket.
+ * right; a cancelled ticket says CANCELLED, and that the gate refuses it, in red.
  * Pure string building (no fonts, no wasm): render.ts rasterises it.
  */
 import QRCode from "qrcode-svg";
@@ -19,7 +19,7 @@ import type { TicketType } from "../schemas";
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 2;
+export const TICKET_IMAGE_LAYOUT_VERSION = 3;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -49,6 +49,9 @@ export const CARD = {
   textWidth: 352,
 } as const;
 
+/** The card's background: render.ts fills the canvas with it before drawing (resvg's `background`). */
+export const CARD_BACKGROUND = "#ffffff";
+
 const COLORS = {
   ink: "#111827",
   muted: "#4b5563",
@@ -57,6 +60,16 @@ const COLORS = {
   border: "#1f2937",
   void: "#dc2626",
 };
+
+/**
+ * A cancelled ticket is void: a red border, CANCELLED in red where the type
+ * would be, and a line saying the gate refuses it. Its QR code still scans on
+ * purpose: the gate looks the ticket up and refuses it with a reason
+ * (docs/ticket-image.md). No stamp across the card: large translucent lettering
+ * cost more than twice a valid card's render.
+ */
+const VOID_TEXT = "CANCELLED";
+const VOID_NOTICE = "Not valid for entry: refused at the gate";
 
 const ELLIPSIS = "\u2026";
 const EVENT_NAME_MAX_LINES = 3;
@@ -184,15 +197,13 @@ export function formatTicketDate(date: string): string {
 // QR code
 
 export type TicketQr = {
-  /** The code as SVG elements (white quiet zone + one path), already translated into place. */
+  /** The dark modules as one <path>, already translated into place. */
   svg: string;
-  /** The dark modules alone (one <path>), translated into place. */
-  modulesSvg: string;
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
   moduleSize: number;
-  /** Side of the drawn square including the quiet zone, in pixels. */
+  /** Side of the square including the quiet zone (left white: the card's background), in pixels. */
   size: number;
   x: number;
   y: number;
@@ -204,37 +215,34 @@ export type TicketQr = {
  *
  * - qrcode-svg always encodes in byte mode (8 bits a character, whatever the
  *   content) and picks the smallest version that fits at the chosen level.
- * - `swap: true` draws modules[row][col] at (col, row). Without it qrcode-svg
- *   draws the code transposed (a mirror image), which lenient decoders accept
- *   but a strict gate scanner may not.
- * - `container: "none"` inside a translated <g>, not a nested <svg viewBox>:
- *   resvg clips a nested <svg> with a full-canvas mask, which cost ~4 ms a render.
+ * - Only its matrix is used: `modules[row][col]` is drawn at (col, row) (its
+ *   own SVG can draw the code transposed, a mirror image that a strict gate
+ *   scanner may not accept), one rectangle per horizontal run of dark modules,
+ *   which resvg fills in far fewer path segments than one square a module.
+ * - A translated <g>, not a nested <svg viewBox>: resvg clips a nested <svg>
+ *   with a full-canvas mask, which cost ~4 ms a render.
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
-  const qr = new QRCode({
-    content: token,
-    ecl: qrEcl,
-    padding: qrQuietZone,
-    join: true,
-    swap: true,
-    container: "none",
-    xmlDeclaration: false,
-    pretty: false,
-    color: "#000000",
-    background: "#ffffff",
-  });
-  const moduleCount = qr.qrcode.getModuleCount();
+  const { qrcode } = new QRCode({ content: token, ecl: qrEcl, padding: qrQuietZone });
+  const moduleCount = qrcode.getModuleCount();
   const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
   const size = moduleSize * (moduleCount + 2 * qrQuietZone);
-  qr.options.width = size;
-  qr.options.height = size;
   const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
   const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  const elements = qr.svg({ container: "none" });
-  const svg = `<g transform="translate(${x} ${y})">${elements}</g>`;
-  const modulesSvg = `<g transform="translate(${x} ${y})">${elements.slice(elements.indexOf("<path"))}</g>`;
-  return { svg, modulesSvg, version: qr.qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
+  const runs: string[] = [];
+  qrcode.modules.forEach((row, r) => {
+    for (let c = 0; c < moduleCount; c++) {
+      if (!row[c]) continue;
+      const start = c;
+      while (c + 1 < moduleCount && row[c + 1]) c++;
+      const left = (start + qrQuietZone) * moduleSize;
+      const top = (r + qrQuietZone) * moduleSize;
+      runs.push(`M${left},${top}h${(c - start + 1) * moduleSize}v${moduleSize}h-${(c - start + 1) * moduleSize}z`);
+    }
+  });
+  const svg = `<g transform="translate(${x} ${y})"><path fill="#000000" shape-rendering="crispEdges" d="${runs.join("")}"/></g>`;
+  return { svg, version: qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
 }
 
 // ---------------------------------------------------------------------------
@@ -247,13 +255,17 @@ const STYLES = {
   event: { fontSize: 20, weight: "regular" },
   codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
   code: { fontSize: 20, weight: "bold" },
+  voidNotice: { fontSize: 13, weight: "bold" },
 } as const satisfies Record<string, TextStyle>;
 
 /** The human-readable lines of the card, already fitted to the text column. */
 export type CardText = {
   museum: string;
+  /** The ticket's type, or CANCELLED. */
   type: string;
   date: string;
+  /** A cancelled ticket only: why it does not admit. */
+  voidNotice?: string;
   eventLines: string[];
   codeLabel: string;
   code: string;
@@ -264,21 +276,22 @@ export function cardText(ticket: TicketImageInput): CardText {
   const eventName = ticket.ticketType === "event" ? cleanText(ticket.eventName ?? "") : "";
   return {
     museum: ellipsize(MUSEUM_NAME.toUpperCase(), STYLES.museum, w),
-    type: ticket.ticketType === "event" ? "Special event" : "General entry",
+    type: ticket.cancelled ? VOID_TEXT : ticket.ticketType === "event" ? "Special event" : "General entry",
     date: ellipsize(formatTicketDate(ticket.ticketDate), STYLES.date, w),
+    ...(ticket.cancelled ? { voidNotice: ellipsize(VOID_NOTICE, STYLES.voidNotice, w) } : {}),
     eventLines: eventName === "" ? [] : wrapText(eventName, STYLES.event, w, EVENT_NAME_MAX_LINES),
     codeLabel: "CONFIRMATION CODE",
     code: ellipsize(cleanText(ticket.confirmationCode), STYLES.code, w),
   };
 }
 
-function textElement(x: number, y: number, text: string, style: TextStyle, fill: string, extra = ""): string {
+function textElement(x: number, y: number, text: string, style: TextStyle, fill: string): string {
   const spacing = style.letterSpacing ? ` letter-spacing="${style.letterSpacing}"` : "";
   const weight = style.weight === "bold" ? "700" : "400";
-  return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}"${extra}>${escapeXml(text)}</text>`;
+  return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}">${escapeXml(text)}</text>`;
 }
 
-/** The whole card as an SVG document (CARD.width × CARD.height). */
+/** The whole card as an SVG document (CARD.width × CARD.height), drawn on white (CARD_BACKGROUND). */
 export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
   const { width, height, textX } = CARD;
   const text = cardText(ticket);
@@ -286,67 +299,19 @@ export function buildTicketSvg(ticket: TicketImageInput, token: string): string 
   const border = ticket.cancelled ? COLORS.void : COLORS.border;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
     qr.svg,
     `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
     textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
-    textElement(textX, 104, text.type, STYLES.type, COLORS.ink),
+    textElement(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
     textElement(textX, 138, text.date, STYLES.date, COLORS.muted),
   ];
+  if (text.voidNotice !== undefined) parts.push(textElement(textX, 158, text.voidNotice, STYLES.voidNotice, COLORS.void));
   text.eventLines.forEach((line, i) => parts.push(textElement(textX, 180 + i * 26, line, STYLES.event, COLORS.ink)));
   parts.push(
     textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
     textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
+    "</svg>",
   );
-  if (ticket.cancelled) parts.push(voidStamp(), qrOverStamp(qr));
-  parts.push("</svg>");
   return parts.join("");
-}
-
-const VOID_TEXT = "CANCELLED";
-const VOID_ANGLE_DEGREES = -20;
-const VOID_MARGIN = 24;
-/** Inter's cap height, as a fraction of the font size. */
-const CAP_HEIGHT = 0.727;
-
-/**
- * A cancelled ticket is void: a tint, a red border (above) and CANCELLED across
- * the whole card, sized so its rotated box fits inside the card.
- */
-function voidStamp(): string {
-  const { width, height } = CARD;
-  const angle = (Math.abs(VOID_ANGLE_DEGREES) * Math.PI) / 180;
-  // Width and cap height of the word per pixel of font size (letter spacing: 0.06 em).
-  const unit = textWidth(VOID_TEXT, { fontSize: 1, weight: "bold", letterSpacing: 0.06 });
-  const fit = Math.min(
-    (width - 2 * VOID_MARGIN) / (unit * Math.cos(angle) + CAP_HEIGHT * Math.sin(angle)),
-    (height - 2 * VOID_MARGIN) / (unit * Math.sin(angle) + CAP_HEIGHT * Math.cos(angle)),
-  );
-  const fontSize = Math.floor(fit);
-  const style: TextStyle = { fontSize, weight: "bold", letterSpacing: Math.round(fontSize * 0.06) };
-  const cx = width / 2;
-  const cy = height / 2;
-  // Centre the capitals on the card's centre.
-  const baseline = Math.round(cy + (fontSize * CAP_HEIGHT) / 2);
-  return [
-    `<rect width="${width}" height="${height}" fill="${COLORS.void}" fill-opacity="0.06"/>`,
-    `<g transform="rotate(${VOID_ANGLE_DEGREES} ${cx} ${cy})">`,
-    textElement(cx, baseline, VOID_TEXT, style, COLORS.void,
-      ` text-anchor="middle" fill-opacity="0.45" stroke="${COLORS.void}" stroke-opacity="0.85" stroke-width="3"`),
-    `</g>`,
-  ].join("");
-}
-
-/**
- * Over the stamp, the QR code again: its square veiled in white (the stamp shows
- * through, faint) and its modules solid black, so the code still scans. A void
- * ticket stays readable on purpose: the gate looks the ticket up, sees it is
- * cancelled and refuses it with a reason (docs/ticket-image.md).
- */
-function qrOverStamp(qr: TicketQr): string {
-  return (
-    `<rect x="${qr.x}" y="${qr.y}" width="${qr.size}" height="${qr.size}" fill="#ffffff" fill-opacity="0.65"/>` +
-    qr.modulesSvg
-  );
 }

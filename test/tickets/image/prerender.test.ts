@@ -1,14 +1,19 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IMAGE_MEMORY_TTL_MS, ticketImageEtag } from "../../src/tickets/image";
-import { renderTicketPng, signingKeysFromEnv, signTicketToken } from "../../src/tickets/qr";
-import { lookUpTicketForImage } from "../../src/tickets/lookup";
-import { useClock } from "../clock";
-import { api } from "../helpers";
-import { countRenders } from "../render-count";
-import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../round-trips";
-import { setTestVars, settleWaitUntil } from "../worker";
-import { buy, createEvent, type PurchaseResponse } from "./fixtures";
+import {
+  IMAGE_MEMORY_TTL_MS,
+  renderTicketPng,
+  signingKeysFromEnv,
+  signTicketToken,
+  ticketImageEtag,
+} from "../../../src/tickets/image";
+import { lookUpTicketForImage } from "../../../src/tickets/lookup";
+import { useClock } from "../../clock";
+import { api } from "../../helpers";
+import { countRenders } from "../../render-count";
+import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../../round-trips";
+import { setTestVars, settleWaitUntil } from "../../worker";
+import { buy, createEvent, type PurchaseResponse } from "../fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";
 
