@@ -13,6 +13,7 @@ export type TicketForImage = {
   ticketDate: IsoDate;
   confirmationCode: string;
   eventName?: string;
+  entryTime?: string;
   cancelled: boolean;
 };
 
@@ -48,6 +49,7 @@ export async function lookUpTicketForImage(db: Db, ticketId: string, mayRecall: 
     ticketDate: row.ticket_date,
     confirmationCode: row.confirmation_code,
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
+    ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     cancelled: row.cancelled_at !== null,
   };
   rememberTicket(ticket);

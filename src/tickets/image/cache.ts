@@ -42,6 +42,7 @@ export async function ticketImageEtag(ticket: TicketForImage, keys: SigningKeys)
     ticket.ticketDate,
     ticket.confirmationCode,
     ticket.eventName ?? null,
+    ticket.entryTime ?? null,
     ticket.cancelled,
   ]);
   return `"${(await sha256Hex(fingerprint)).slice(0, 32)}"`;
@@ -145,6 +146,7 @@ export async function prerenderSoldTicket(sale: BuyMuseumTicketsResponse, keys: 
     ticketDate: sale.ticketDate,
     confirmationCode: sale.confirmationCode,
     ...(sale.eventName === undefined ? {} : { eventName: sale.eventName }),
+    ...(sale.entryTime === undefined ? {} : { entryTime: sale.entryTime }),
     cancelled: false,
   };
   try {

@@ -29,6 +29,8 @@ export type TicketImageInput = {
   confirmationCode: string;
   /** Event tickets only. */
   eventName?: string;
+  /** A general ticket on a day with timed entry: its entry slot (`HH:mm`). */
+  entryTime?: string;
   /** The ticket's event was deleted after the sale: the card is void. */
   cancelled: boolean;
 };
@@ -277,7 +279,11 @@ export function cardText(ticket: TicketImageInput): CardText {
   return {
     museum: ellipsize(MUSEUM_NAME.toUpperCase(), STYLES.museum, w),
     type: ticket.cancelled ? VOID_TEXT : ticket.ticketType === "event" ? "Special event" : "General entry",
-    date: ellipsize(formatTicketDate(ticket.ticketDate), STYLES.date, w),
+    date: ellipsize(
+      formatTicketDate(ticket.ticketDate) + (ticket.entryTime === undefined ? "" : ` · entry ${ticket.entryTime}`),
+      STYLES.date,
+      w,
+    ),
     ...(ticket.cancelled ? { voidNotice: ellipsize(VOID_NOTICE, STYLES.voidNotice, w) } : {}),
     eventLines: eventName === "" ? [] : wrapText(eventName, STYLES.event, w, EVENT_NAME_MAX_LINES),
     codeLabel: "CONFIRMATION CODE",

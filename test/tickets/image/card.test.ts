@@ -124,6 +124,10 @@ describe("ticket card: SVG", () => {
     expect(svg).toContain('font-family="Inter"');
   });
 
+  it("shows a timed ticket's entry time after its date", () => {
+    expect(texts(buildTicketSvg({ ...GENERAL, entryTime: "10:30" }, TOKEN))).toContain("Thu 7 Sep 2023 · entry 10:30");
+  });
+
   it("shows the event name on an event ticket, and never on a general one", () => {
     expect(texts(buildTicketSvg(EVENT, TOKEN))).toEqual([
       MUSEUM_NAME.toUpperCase(),
