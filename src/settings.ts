@@ -45,7 +45,7 @@ const SettingsSchema = z.object({
   /** Local development only: http and loopback subscriber URLs. */
   WEBHOOK_ALLOW_LOOPBACK: flag(false),
   /** Render each sold ticket's image ahead, off the response path. */
-  PRERENDER_TICKET_IMAGES: flag(true),
+  PRERENDER_TICKET_IMAGES: flag(false),
 });
 
 export type Settings = z.output<typeof SettingsSchema>;

@@ -8,7 +8,6 @@ import { attendanceOn } from "./admission/attendance";
 import {
   loadTicketImage,
   matchesIfNoneMatch,
-  prerenderEnabled,
   prerenderSoldTicket,
   signingKeysFromEnv,
   ticketImageEtag,
@@ -29,7 +28,7 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   // A replay's image was prepared with its first response.
-  if (!replayed && prerenderEnabled(c.env)) {
+  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
     c.executionCtx.waitUntil(prerenderSoldTicket(response, signingKeysFromEnv(c.env)));
   }
   // Buyer data never goes into a shared cache.

@@ -14,7 +14,7 @@ import { type DeliveryMessage } from "./outbox";
 import { runStep } from "../platform/batch";
 import { type AttemptOutcome, recordAttempt, selectDeliveryWork } from "./statements";
 import { openSecret, type SealingKeys, signatureHeader } from "./signing";
-import { webhookSettings, type WebhookSettings } from "./settings";
+import { type Settings, settingsOf } from "../settings";
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Each retry waits this many times longer than the one before. */
@@ -23,11 +23,7 @@ const BACKOFF_FACTOR = 3;
 const MAX_DELAY_SECONDS = 43_200;
 const USER_AGENT = "museum-api-webhooks/1";
 
-export type ConsumerEnv = SealingKeys & {
-  DB: D1Database;
-  WEBHOOK_RETRY_BASE_SECONDS?: string;
-  WEBHOOK_MAX_ATTEMPTS?: string;
-};
+export type ConsumerEnv = SealingKeys & { DB: D1Database };
 
 /** Seconds before the attempt after `attempt` (1-based): base × 3^(attempt-1), plus up to 25 % jitter. */
 function retryDelaySeconds(attempt: number, baseSeconds: number, random = Math.random()): number {
@@ -53,15 +49,15 @@ async function post(url: string, headers: Record<string, string>, body: string):
   }
 }
 
-function outcomeOf(responseStatus: number | null, attempt: number, settings: WebhookSettings): AttemptOutcome {
+function outcomeOf(responseStatus: number | null, attempt: number, settings: Settings): AttemptOutcome {
   if (responseStatus !== null && responseStatus >= 200 && responseStatus <= 299) {
     return { status: "delivered", responseStatus, retryInSeconds: null };
   }
-  if (attempt >= settings.maxAttempts) return { status: "failed", responseStatus, retryInSeconds: null };
-  return { status: "retrying", responseStatus, retryInSeconds: retryDelaySeconds(attempt, settings.retryBaseSeconds) };
+  if (attempt >= settings.WEBHOOK_MAX_ATTEMPTS) return { status: "failed", responseStatus, retryInSeconds: null };
+  return { status: "retrying", responseStatus, retryInSeconds: retryDelaySeconds(attempt, settings.WEBHOOK_RETRY_BASE_SECONDS) };
 }
 
-async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: WebhookSettings) {
+async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: Settings) {
   const { deliveryId } = message.body;
   const work = await runStep(selectDeliveryWork(env.DB, deliveryId));
   if (!work || work.deleted_at !== null || work.status === "delivered" || work.status === "failed") {
@@ -96,7 +92,7 @@ async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, s
 }
 
 export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: ConsumerEnv): Promise<void> {
-  const settings = webhookSettings(env);
+  const settings = settingsOf(env);
   await Promise.all(
     batch.messages.map((message) =>
       deliverOne(message, env, settings).catch((error: unknown) => {
@@ -106,7 +102,7 @@ export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: Co
           deliveryId: message.body?.deliveryId,
           error: error instanceof Error ? error.message : String(error),
         });
-        message.retry({ delaySeconds: settings.retryBaseSeconds });
+        message.retry({ delaySeconds: settings.WEBHOOK_RETRY_BASE_SECONDS });
       }),
     ),
   );

@@ -9,7 +9,7 @@
 import { runStep } from "../platform/batch";
 import { log } from "../platform/log";
 import { markResent, selectUnattemptedDeliveries } from "./statements";
-import { webhookSettings } from "./settings";
+import { settingsOf } from "../settings";
 
 /** A Queue message: one delivery, by id (the row in D1 holds the rest). */
 export type DeliveryMessage = { deliveryId: string };
@@ -17,7 +17,6 @@ export type DeliveryMessage = { deliveryId: string };
 export type OutboxEnv = {
   DB: D1Database;
   WEBHOOK_QUEUE: Queue;
-  WEBHOOK_SWEEP_GRACE_SECONDS?: string;
 };
 
 // sendBatch takes at most 100 messages.
@@ -53,7 +52,7 @@ async function enqueueDeliveries(queue: Queue, deliveryIds: string[]): Promise<s
  * once per grace period); returns how many were sent.
  */
 export async function sweepUnsentDeliveries(env: OutboxEnv): Promise<number> {
-  const { sweepGraceSeconds } = webhookSettings(env);
+  const sweepGraceSeconds = settingsOf(env).WEBHOOK_SWEEP_GRACE_SECONDS;
   const ids = await runStep(selectUnattemptedDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT));
   const resent = await enqueueDeliveries(env.WEBHOOK_QUEUE, ids);
   if (resent.length > 0) await runStep(markResent(env.DB, resent));

@@ -8,8 +8,9 @@ import * as statements from "./statements";
 import type { CreateWebhookRequest, Webhook, WebhookDelivery } from "./schemas";
 import { generateSecret, sealSecret, type SealingKeys } from "./signing";
 import { checkWebhookUrl } from "./url-rules";
+import { settingsOf } from "../settings";
 
-export type SubscriptionEnv = SealingKeys & { WEBHOOK_ALLOW_LOOPBACK?: string };
+export type SubscriptionEnv = SealingKeys;
 
 function toWebhook(row: statements.SubscriptionRow): Webhook {
   return {
@@ -30,7 +31,7 @@ export async function createSubscription(
   env: SubscriptionEnv,
   input: CreateWebhookRequest,
 ): Promise<Webhook & { secret: string }> {
-  const verdict = checkWebhookUrl(input.url, { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "true" });
+  const verdict = checkWebhookUrl(input.url, { allowLoopback: settingsOf(env).WEBHOOK_ALLOW_LOOPBACK });
   if (!verdict.ok) throw validationProblem([{ path: "url", message: verdict.reason }]);
   const webhookId = crypto.randomUUID();
   const secret = generateSecret();

@@ -161,8 +161,3 @@ export async function prerenderSoldTicket(sale: BuyMuseumTicketsResponse, keys: 
     log.warn("ticket image prerender failed", { ticketId: sale.ticketId, error });
   }
 }
-
-/** PRERENDER_TICKET_IMAGES: "true" renders each sold ticket's image ahead; anything else does not. */
-export function prerenderEnabled(env: { PRERENDER_TICKET_IMAGES?: string }): boolean {
-  return env.PRERENDER_TICKET_IMAGES === "true";
-}

@@ -16,7 +16,6 @@ export {
   IMAGE_MEMORY_TTL_MS,
   loadTicketImage,
   matchesIfNoneMatch,
-  prerenderEnabled,
   prerenderSoldTicket,
   ticketImageEtag,
 } from "./cache";
