@@ -37,8 +37,8 @@ async function subscribers(request: Request): Promise<Response> {
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      // The production Worker wrapped with test seams (D1 faults); see test/worker.ts.
-      main: "./test/worker.ts",
+      // The production Worker wrapped with test seams (D1 faults); see test/support/worker.ts.
+      main: "./test/support/worker.ts",
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         bindings: {
@@ -53,7 +53,7 @@ export default defineConfig({
           WEBHOOK_RETRY_BASE_SECONDS: "0",
           WEBHOOK_MAX_ATTEMPTS: "3",
           WEBHOOK_SWEEP_GRACE_SECONDS: "0",
-          // Off unless a test turns it on (setTestVars, test/worker.ts): a
+          // Off unless a test turns it on (setTestVars, test/support/worker.ts): a
           // render after every sale would make the image tests' render counts
           // depend on background work, and the fuzzers' thousands of sales slow.
           PRERENDER_TICKET_IMAGES: "false",
@@ -66,7 +66,7 @@ export default defineConfig({
     }),
   ],
   test: {
-    setupFiles: ["./test/setup.ts"],
+    setupFiles: ["./test/support/setup.ts"],
     // test/tools holds Node tests of the scripts (node --test, part of `npm test`);
     // the client generator's own check runs with `npm run client:check`.
     exclude: [...configDefaults.exclude, "test/tools/**", "clients/typescript/generator/**"],

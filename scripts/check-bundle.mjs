@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Fails when the deployable bundle (dist/index.js, written by
 // `wrangler deploy --dry-run --outdir dist`) holds a test seam: test-only code
-// lives in test/ (the test worker, test/worker.ts), never in src/.
+// lives in test/ (the test worker, test/support/worker.ts), never in src/.
 import { readFileSync } from "node:fs";
 
 const BUNDLE = "dist/index.js";

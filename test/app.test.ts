@@ -1,6 +1,6 @@
 // The app's request ids (src/app.ts): always its own, a client's id logged apart.
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { api, expectProblem } from "./helpers";
+import { api, expectProblem } from "./support/helpers";
 
 describe("X-Request-Id", () => {
   let spy: MockInstance;

@@ -3,10 +3,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
-import { clearD1Faults, firedD1Faults, injectD1Faults } from "../d1-faults";
-import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../helpers";
-import { useClock } from "../clock";
-import { decodeQrPng } from "../qr-decode";
+import { clearD1Faults, firedD1Faults, injectD1Faults } from "../support/d1-faults";
+import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../support/helpers";
+import { useClock } from "../support/clock";
+import { decodeQrPng } from "../support/qr-decode";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);

@@ -3,8 +3,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
-import { useClock } from "../clock";
-import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../helpers";
+import { useClock } from "../support/clock";
+import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);

@@ -6,8 +6,8 @@ import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMuseumClient, getTicketImage, type MuseumClient } from "museum-api-client";
 import snapshot from "../../clients/typescript/openapi.json";
-import { ACCOUNTS, api, testClientIp } from "../helpers";
-import { useClock } from "../clock";
+import { ACCOUNTS, api, testClientIp } from "../support/helpers";
+import { useClock } from "../support/clock";
 
 // Tuesday 1 December 2026, 10:00 in New York; the Wednesday after is an open day.
 const NOW = "2026-12-01T15:00:00Z";

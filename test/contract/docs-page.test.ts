@@ -1,7 +1,7 @@
 // GET /docs (the API reference page) and its start-up script, inside workerd.
 // The page itself is exercised in a real browser by scripts/docs-browser-test.mjs.
 import { describe, expect, it } from "vitest";
-import { api } from "../helpers";
+import { api } from "../support/helpers";
 
 describe("GET /docs", () => {
   it("is public HTML that loads only same-origin scripts, no inline ones", async () => {

@@ -12,7 +12,7 @@
 // test/webhooks/openapi.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentFacts, typeList, type Json } from "../../tools/lib/openapi-facts.mjs";
-import { api } from "../helpers";
+import { api } from "../support/helpers";
 import fixture from "./reference-operations.json";
 
 const REFERENCE: Json = fixture["1.1.1"];

@@ -13,7 +13,7 @@ import {
   uniqueName,
   yearAllocator,
   type EventJson,
-} from "../helpers";
+} from "../support/helpers";
 
 const nextYear = yearAllocator(3000);
 const BASE = "/v1.1/special-events";

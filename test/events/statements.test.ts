@@ -2,13 +2,13 @@
 // src/events/statements.ts called directly against the test D1 database
 // (real migrations, no mocks).
 import { env } from "cloudflare:workers";
-import { clearD1Faults, injectD1Faults, withD1Faults } from "../d1-faults";
+import { clearD1Faults, injectD1Faults, withD1Faults } from "../support/d1-faults";
 import { describe, expect, it } from "vitest";
 import type { CreateSpecialEventRequest, UpdateSpecialEventRequest } from "../../src/events/schemas";
 import { cancelEvent, createEvent, findEvent, listEvents, updateEvent } from "../../src/events/service";
 import { eventPayload, eventsInWindowQuery } from "../../src/events/statements";
 import type { Db } from "../../src/platform/batch";
-import { uniqueName, yearAllocator } from "../helpers";
+import { uniqueName, yearAllocator } from "../support/helpers";
 
 const nextYear = yearAllocator(4000);
 

@@ -10,7 +10,7 @@ import {
   expectProblem,
   expectValidationError,
   type EventJson,
-} from "../helpers";
+} from "../support/helpers";
 
 const BASE = "/v1.1/special-events";
 

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isD1Unavailable } from "../../src/platform/d1-errors";
-import { clearD1Faults, firedD1Faults, injectD1Faults, type D1Fault } from "../d1-faults";
+import { clearD1Faults, firedD1Faults, injectD1Faults, type D1Fault } from "../support/d1-faults";
 import {
   api,
   createEvent,
@@ -16,7 +16,7 @@ import {
   plusDays,
   todayInZone,
   type EventJson,
-} from "../helpers";
+} from "../support/helpers";
 
 expectFailureLogs();
 

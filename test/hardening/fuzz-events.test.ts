@@ -1,7 +1,7 @@
 // Fuzzing the special-events operations (see ./fuzz.ts for the invariants).
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createEvent } from "../helpers";
+import { createEvent } from "../support/helpers";
 import {
   PROPERTY_TIMEOUT_MS,
   body,

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WEEKDAYS } from "../../src/hours/schemas";
-import { authHeader } from "../helpers";
+import { authHeader } from "../support/helpers";
 import {
   PROPERTY_TIMEOUT_MS,
   body,

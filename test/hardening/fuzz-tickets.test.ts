@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createEvent, plusDays, todayInZone } from "../helpers";
+import { api, createEvent, plusDays, todayInZone } from "../support/helpers";
 import {
   PROPERTY_TIMEOUT_MS,
   body,

@@ -24,7 +24,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect } from "vitest";
 import worker from "../../src/index";
-import { authHeader, basic, dumpDatabase, streamOf, type AccountKey } from "../helpers";
+import { authHeader, basic, dumpDatabase, streamOf, type AccountKey } from "../support/helpers";
 
 export const DEFAULT_SEED = 20260507;
 export const DEFAULT_RUNS = 300;

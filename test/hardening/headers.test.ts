@@ -4,10 +4,10 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { injectD1Faults } from "../d1-faults";
+import { injectD1Faults } from "../support/d1-faults";
 import { parseAllowedOrigins } from "../../src/middleware/cors";
-import { useClock } from "../clock";
-import { ACCOUNTS, api, authHeader, basic, expectFailureLogs, nextWeekday, plusDays, todayInZone } from "../helpers";
+import { useClock } from "../support/clock";
+import { ACCOUNTS, api, authHeader, basic, expectFailureLogs, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 
 // The 500 and 503 below log an error line each, as they should.
 expectFailureLogs();

@@ -3,7 +3,7 @@
 // the real Worker and D1; a text made only of them is blank. The emoji and
 // ideograph sequences that need one of them still come back as sent.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createEvent, dumpDatabase, eventBody, expectValidationError } from "../helpers";
+import { api, createEvent, dumpDatabase, eventBody, expectValidationError } from "../support/helpers";
 import { subscriberUrl, unsubscribeAll } from "../webhooks/helpers";
 
 /** A text with one invisible character between visible ones, per character (or kind) refused. */

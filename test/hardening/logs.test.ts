@@ -2,10 +2,10 @@
 // never a password, Authorization header, e-mail, phone or QR token.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
-import { clearD1Faults, injectD1Faults } from "../d1-faults";
+import { clearD1Faults, injectD1Faults } from "../support/d1-faults";
 import { log } from "../../src/platform/log";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
-import { ACCOUNTS, api, basic, nextWeekday, plusDays, todayInZone } from "../helpers";
+import { ACCOUNTS, api, basic, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 
 type Line = Record<string, unknown>;
 

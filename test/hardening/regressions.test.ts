@@ -1,6 +1,6 @@
 // What the fuzzers found, pinned down; and the fuzz harness's own checks.
 import { describe, expect, it } from "vitest";
-import { api, createEvent, dumpDatabase, eventBody, expectValidationError } from "../helpers";
+import { api, createEvent, dumpDatabase, eventBody, expectValidationError } from "../support/helpers";
 import { checkResponse, printable, type FuzzRequest } from "./fuzz";
 
 describe("lone surrogates (found by fuzz-events: accepted, then stored as three U+FFFD)", () => {

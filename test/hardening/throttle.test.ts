@@ -7,8 +7,8 @@ import worker from "../../src/index";
 import { loginFailurePolicy } from "../../src/accounts/login-failures";
 import { settingsOf } from "../../src/settings";
 import { clientKey } from "../../src/middleware/login-throttle";
-import { useClock } from "../clock";
-import { ACCOUNTS, api, basic, dumpDatabase, expectProblem } from "../helpers";
+import { useClock } from "../support/clock";
+import { ACCOUNTS, api, basic, dumpDatabase, expectProblem } from "../support/helpers";
 
 const HOURS = "/v1.1/museum-hours";
 const BUDGET = Number(env.LOGIN_FAILURE_BUDGET);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError } from "../helpers";
-import { useClock } from "../clock";
+import { api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
+import { useClock } from "../support/clock";
 
 // Tuesday 1 December 2026, 10:00 in New York (the museum's time zone).
 const NOW = "2026-12-01T15:00:00Z";

@@ -13,12 +13,12 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
-import { useClock } from "../clock";
-import { api, type AccountKey, eventBody } from "../helpers";
-import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../round-trips";
+import { useClock } from "../support/clock";
+import { api, type AccountKey, eventBody } from "../support/helpers";
+import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
 import { subscribe, subscriberUrl } from "../webhooks/helpers";
-import { setTestVars } from "../worker";
+import { setTestVars } from "../support/worker";
 
 const NOW = "2026-12-01T15:00:00Z";
 /** Today in the museum's time zone (America/New_York) at NOW. */

@@ -11,7 +11,7 @@ import {
   expectProblem,
   insertAccount,
   type EventJson,
-} from "../helpers";
+} from "../support/helpers";
 
 const BASE = "/v1.1/special-events";
 const CHALLENGE = 'Basic realm="museum", charset="UTF-8"';

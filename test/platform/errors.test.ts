@@ -3,7 +3,7 @@
 // reveals nothing of the failure.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, createEvent, dumpDatabase, eventBody, expectProblem, streamOf, type EventJson } from "../helpers";
+import { api, createEvent, dumpDatabase, eventBody, expectProblem, streamOf, type EventJson } from "../support/helpers";
 
 const BASE = "/v1.1/special-events";
 const MAX_BODY_BYTES = 16 * 1024;

@@ -1,6 +1,6 @@
 // Public service endpoints (/healthz, /) and D1 session bookmarks.
 import { describe, expect, it } from "vitest";
-import { api, dumpDatabase, eventBody, expectValidationError, type EventJson } from "../helpers";
+import { api, dumpDatabase, eventBody, expectValidationError, type EventJson } from "../support/helpers";
 
 const BOOKMARK = "x-d1-bookmark";
 

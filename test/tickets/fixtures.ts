@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { api } from "../helpers";
+import { api } from "../support/helpers";
 
 export type PurchaseResponse = {
   message: string;

@@ -8,8 +8,8 @@ import type { Db } from "../../src/platform/batch";
 import { newConfirmationCode } from "../../src/tickets/sale/confirmation-code";
 import { sellTicket, writeTicket } from "../../src/tickets/sale/sell";
 import { sha256Hex } from "../../src/platform/crypto";
-import { dumpDatabase, expectProblem, expectValidationError } from "../helpers";
-import { useClock } from "../clock";
+import { dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
+import { useClock } from "../support/clock";
 import { buy, type PurchaseResponse } from "./fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError } from "../helpers";
-import { useClock } from "../clock";
+import { api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
+import { useClock } from "../support/clock";
 import { buy, createEvent, type PurchaseResponse } from "./fixtures";
 
 // Tuesday 1 December 2026, 10:00 in New York.

@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
-import { clearD1Faults, injectD1Faults } from "../d1-faults";
-import { api, authHeader, createEvent, eventBody, type EventJson } from "../helpers";
+import { clearD1Faults, injectD1Faults } from "../support/d1-faults";
+import { api, authHeader, createEvent, eventBody, type EventJson } from "../support/helpers";
 import {
   blackHoleQueue,
   deliveriesOnceStatus,

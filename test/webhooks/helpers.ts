@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { api } from "../helpers";
+import { api } from "../support/helpers";
 
 export type Received = { headers: Record<string, string>; body: string };
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { documentFacts } from "../../tools/lib/openapi-facts.mjs";
 import fixture from "../contract/reference-operations.json";
-import { api } from "../helpers";
+import { api } from "../support/helpers";
 
 type Json = Record<string, any>;
 

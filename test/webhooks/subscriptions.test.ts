@@ -2,7 +2,7 @@
 // 20-subscription limit, input rules, and the deliveries listing.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError } from "../helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
 import { subscribe, subscriberUrl, unsubscribeAll } from "./helpers";
 
 afterEach(unsubscribeAll);

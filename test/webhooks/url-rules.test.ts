@@ -2,8 +2,8 @@
 // same cases through POST /v1.1/webhooks.
 import { afterEach, describe, expect, it } from "vitest";
 import { checkWebhookUrl } from "../../src/webhooks/url-rules";
-import { api, expectValidationError } from "../helpers";
-import { setTestVars } from "../worker";
+import { api, expectValidationError } from "../support/helpers";
+import { setTestVars } from "../support/worker";
 import { unsubscribeAll } from "./helpers";
 
 const long = (length: number) => `https://hooks.example/${"a".repeat(length - "https://hooks.example/".length)}`;

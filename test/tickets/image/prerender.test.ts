@@ -8,11 +8,11 @@ import {
   ticketImageEtag,
 } from "../../../src/tickets/image";
 import { lookUpTicketForImage } from "../../../src/tickets/lookup";
-import { useClock } from "../../clock";
-import { api } from "../../helpers";
-import { countRenders } from "../../render-count";
-import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../../round-trips";
-import { setTestVars, settleWaitUntil } from "../../worker";
+import { useClock } from "../../support/clock";
+import { api } from "../../support/helpers";
+import { countRenders } from "../../support/render-count";
+import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../../support/round-trips";
+import { setTestVars, settleWaitUntil } from "../../support/worker";
 import { buy, createEvent, type PurchaseResponse } from "../fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";

@@ -7,8 +7,8 @@ import {
   type TicketImageInput,
 } from "../../../src/tickets/image";
 import { CARD } from "../../../src/tickets/image/card";
-import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../../qr-decode";
-import { countRenders } from "../../render-count";
+import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../../support/qr-decode";
+import { countRenders } from "../../support/render-count";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const KEYS: SigningKeys = {

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { IMAGE_MEMORY_TTL_MS, signingKeysFromEnv, verifyTicketToken } from "../../../src/tickets/image";
-import { countRenders } from "../../render-count";
-import { api, expectProblem, expectValidationError } from "../../helpers";
-import { useClock } from "../../clock";
-import { decodeQrPng } from "../../qr-decode";
+import { countRenders } from "../../support/render-count";
+import { api, expectProblem, expectValidationError } from "../../support/helpers";
+import { useClock } from "../../support/clock";
+import { decodeQrPng } from "../../support/qr-decode";
 import { buy, createEvent, type PurchaseResponse } from "../fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";

@@ -3,7 +3,7 @@
 // availability, lowering limits, schedule changes under sold tickets, races.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../../helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../../support/helpers";
 import { buy, createEvent, type PurchaseResponse } from "../fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, expect, vi } from "vitest";
-import { sha256Hex } from "../src/platform/crypto";
+import { sha256Hex } from "../../src/platform/crypto";
 import { clearD1Faults } from "./d1-faults";
 
 /** Test-only accounts; their secrets exist nowhere but in this file. */

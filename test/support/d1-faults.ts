@@ -10,7 +10,7 @@
  * None of this is in src/, so the deployed bundle holds none of it
  * (scripts/check-bundle.mjs).
  */
-import type { Db } from "../src/platform/batch";
+import type { Db } from "../../src/platform/batch";
 
 export type D1Operation = "prepare" | "run" | "first" | "all" | "raw" | "batch";
 

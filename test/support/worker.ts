@@ -9,7 +9,7 @@
  * (`roundTripsAtLastResponse`), and a request that waited for its own send
  * would never finish. Test-only code stays out of src/ and the bundle.
  */
-import worker from "../src/index";
+import worker from "../../src/index";
 import { d1RoundTrips, withD1Faults } from "./d1-faults";
 
 type Vars = { PRERENDER_TICKET_IMAGES?: "true" | "false"; WEBHOOK_ALLOW_LOOPBACK?: "true" | "false" };
