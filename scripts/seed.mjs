@@ -22,7 +22,8 @@ const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] 
   --remote      the deployed D1 of the chosen environment (sample events only, never accounts)
   --env <name>  a wrangler.toml environment, e.g. staging
   --today       the day the sample dates are counted from (default: today in MUSEUM_TIMEZONE)
-  --redate      move the sample events' dates into the coming weeks again`;
+  --redate      move the sample events' dates into the coming weeks again
+  --quiet       print only what was written (nothing on a rerun)`;
 
 // The ten example events of the Museum API description 1.1.1
 // (ListSpecialEventsResponseExample; Redocly's Museum API example, MIT,
@@ -226,6 +227,7 @@ async function main(argv) {
       local: { type: "boolean" },
       remote: { type: "boolean" },
       redate: { type: "boolean" },
+      quiet: { type: "boolean" },
       help: { type: "boolean" },
       env: { type: "string" },
       today: { type: "string" },
@@ -252,7 +254,7 @@ async function main(argv) {
     ...(remote ? [] : localAccountsSql(ensureDevVars())),
   ];
 
-  log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
+  if (!args.quiet) log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
   const rows = d1Execute(target, { sql: `${statements.join("\n")}\n` }).flat();
   const written = {};
   for (const row of rows) {
@@ -264,7 +266,7 @@ async function main(argv) {
   const remoteTotals = rows.find((row) => row && "Rows written" in row);
   if (remoteTotals) log(`seed done: ${remoteTotals["Rows written"]} rows written`);
   else if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
-  else log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
+  else if (!args.quiet) log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
