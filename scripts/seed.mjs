@@ -21,6 +21,7 @@ const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] 
   --local       the local D1 of \`wrangler dev\` (default); also upserts the local dev accounts from .dev.vars
   --remote      the deployed D1 of the chosen environment (sample events only, never accounts)
   --env <name>  a wrangler.toml environment, e.g. staging
+  --persist-to <dir>  a local state directory other than wrangler's default (with --local)
   --today       the day the sample dates are counted from (default: today in MUSEUM_TIMEZONE)
   --redate      move the sample events' dates into the coming weeks again
   --quiet       print only what was written (nothing on a rerun)`;
@@ -230,6 +231,7 @@ async function main(argv) {
       quiet: { type: "boolean" },
       help: { type: "boolean" },
       env: { type: "string" },
+      "persist-to": { type: "string" },
       today: { type: "string" },
     },
     { allowPositionals: false },
@@ -240,7 +242,8 @@ async function main(argv) {
   }
   if (args.local && args.remote) throw new UsageError("choose --local or --remote");
   const remote = args.remote === true;
-  const target = d1Target({ remote, env: args.env });
+  if (remote && args["persist-to"]) throw new UsageError("--persist-to is for the local D1 only");
+  const target = d1Target({ remote, env: args.env, persistTo: args["persist-to"] });
 
   const timeZone = await museumTimeZone();
   const today = args.today ?? todayIn(timeZone);
