@@ -168,4 +168,13 @@ describe("npm run preflight", () => {
     assert.equal(result.status, 0, result.stderr);
     assert.equal(run().status, 1, "the committed placeholder ids must fail a real preflight");
   });
+
+  it("prints its usage with --help (exit 0), and refuses an unknown option (exit 2)", () => {
+    const help = run("--help");
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^usage: npm run preflight/);
+    const unknown = run("--frobnicate");
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /Unknown option '--frobnicate'/);
+  });
 });
