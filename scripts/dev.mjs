@@ -1,50 +1,22 @@
 #!/usr/bin/env node
 // `npm run dev`: everything a newcomer needs for a working local service.
 //   1. creates .dev.vars from .dev.vars.example when missing (local accounts)
-//   2. applies migrations/ to the local D1
-//   3. loads the sample data (idempotent)
-//   4. runs `wrangler dev` on 127.0.0.1:8787 until Ctrl-C
+//   2. applies migrations/ to the local D1 (silent unless one is applied)
+//   3. loads the sample data (idempotent; silent unless something is written)
+//   4. runs `wrangler dev` on 127.0.0.1:8787 until Ctrl-C: the Worker sees
+//      exactly what plain `npx wrangler dev` gives it (wrangler.toml and .dev.vars)
 //
 //   npm run dev -- --port 8788               another port
 //   npm run dev -- -- --log-level debug      arguments after `--` go to wrangler dev
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
+import { isListening } from "../tools/lib/ports.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { ROOT, applyMigrations, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run dev [-- [--ip <address>] [--port <port>] [--skip-seed] [-- <wrangler dev options>]]`;
-
-/** The names under wrangler.toml's top-level [vars]: plain settings .dev.vars may override. */
-function plainVarNames() {
-  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
-  const section = /^\[vars\]\s*$([\s\S]*?)^\[/m.exec(toml)?.[1] ?? "";
-  return new Set([...section.matchAll(/^\s*([A-Z0-9_]+)\s*=/gm)].map((m) => m[1]));
-}
-
-/**
- * `--var KEY:VALUE` for each .dev.vars entry that overrides a plain [vars]
- * setting (e.g. WEBHOOK_ALLOW_LOOPBACK): with `[secrets] required` in the
- * config, wrangler dev reads only the listed secrets from .dev.vars.
- */
-function localVarOverrides(vars) {
-  const names = plainVarNames();
-  return Object.entries(vars)
-    .filter(([key]) => names.has(key))
-    .flatMap(([key, value]) => ["--var", `${key}:${value}`]);
-}
-
-/**
- * The .dev.vars entries meant for the Worker: all but the seed's LOCAL_*
- * accounts. They go to wrangler dev as `--var`, because with `[secrets]
- * required` in the config wrangler itself reads only the listed secrets from
- * .dev.vars, and local plain settings such as WEBHOOK_ALLOW_LOOPBACK would
- * never reach the Worker.
- */
-function workerSettings(devVars) {
-  return Object.fromEntries(Object.entries(devVars).filter(([name]) => !name.startsWith("LOCAL_")));
-}
 
 async function main(argv) {
   const { values: args, positionals: wranglerArgs } = parseCommandLine(argv, {
@@ -52,14 +24,18 @@ async function main(argv) {
     port: { type: "string", default: "8787" },
     "skip-seed": { type: "boolean" },
   });
+  const port = Number(args.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError("--port must be a TCP port number (1–65535)");
+  if (await isListening(port, args.ip === "0.0.0.0" ? "127.0.0.1" : args.ip)) {
+    throw new UsageError(`port ${port} is in use (another wrangler dev?): stop it, or choose another with npm run dev -- --port <port>`);
+  }
   const vars = ensureDevVars();
 
-  log("==> applying migrations to the local D1");
-  applyMigrations(d1Target());
+  const migrations = applyMigrations(d1Target(), { quiet: true });
+  if (!migrations.includes("No migrations to apply")) log(migrations.trim());
 
   if (!args["skip-seed"]) {
-    log("==> loading the sample data");
-    const seed = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local"], { cwd: ROOT, stdio: "inherit" });
+    const seed = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--quiet"], { cwd: ROOT, stdio: "inherit" });
     if (seed.status !== 0) throw new Error("the seed failed");
   }
 
@@ -85,8 +61,7 @@ async function main(argv) {
   try {
     server = await startWranglerDev({
       ip: args.ip,
-      port: Number(args.port),
-      vars: workerSettings(vars),
+      port,
       inheritOutput: true,
       extraArgs: wranglerArgs,
       stopOnProcessEnd: false,

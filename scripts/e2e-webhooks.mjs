@@ -1,8 +1,10 @@
 // `npm run test:e2e:webhooks`: publishNewEvent through `wrangler dev` with
 // its local Queue and a real HTTP receiver.
-//  1. A throw-away local D1 state and admin account; `wrangler dev` on a free
-//     port with WEBHOOK_ALLOW_LOOPBACK=true and retries from 2 s (as
-//     .dev.vars.example sets them for local development).
+//  1. A throw-away local D1 state and admin account; plain `wrangler dev` on a
+//     free port, with no --var: its settings are wrangler.toml's and
+//     .dev.vars's (created from .dev.vars.example when missing, as `npm run
+//     dev` does), so the loopback receiver below is accepted only if wrangler
+//     gives the Worker .dev.vars's WEBHOOK_ALLOW_LOOPBACK=true.
 //  2. A Node HTTP server on a free loopback port records what it receives.
 //  3. Register it, create an event, update it: both deliveries must arrive
 //     within 10 s of their change, verify with the `standardwebhooks` package
@@ -13,7 +15,8 @@ import { createServer } from "node:http";
 import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
 import { log } from "../tools/lib/cli.mjs";
-import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
+import { prepareLocalState } from "../tools/lib/local-state.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
@@ -31,12 +34,10 @@ const receiver = createServer((req, res) => {
 });
 await new Promise((resolve) => receiver.listen(receiverPort, "127.0.0.1", resolve));
 
+const devVars = ensureDevVars();
+if (devVars.WEBHOOK_ALLOW_LOOPBACK !== "true") throw new Error(".dev.vars must set WEBHOOK_ALLOW_LOOPBACK=true (as .dev.vars.example does)");
 const state = prepareLocalState();
-const server = await startWranglerDev({
-  persistTo: state.persistTo,
-  logLevel: "warn",
-  vars: { ...throwawaySecrets(), WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_BASE_SECONDS: "2" },
-});
+const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn" });
 
 const client = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
 

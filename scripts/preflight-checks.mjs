@@ -154,14 +154,18 @@ function checkCompatibilityDate(environment, { newestCompatibilityDate, today })
   return problems;
 }
 
+/**
+ * Secrets must not be plain [vars]. A `[secrets]` table is refused: with one,
+ * plain `wrangler dev` reads only its keys from .dev.vars and drops the local
+ * settings (WEBHOOK_ALLOW_LOOPBACK...); the secrets are set with `wrangler
+ * secret put` and listed by `wrangler secret list` (docs/operations.md).
+ */
 function checkSecrets(environment) {
-  const required = environment.config.secrets?.required ?? [];
   const problems = [];
-  const missing = REQUIRED_SECRETS.filter((name) => !required.includes(name));
-  if (missing.length > 0) {
+  if (environment.config.secrets !== undefined && environment.name === "production") {
     problems.push({
-      problem: `${table(environment, "secrets")} required does not list ${missing.join(", ")}: a deploy would go out without them and the Worker fail at its first use`,
-      fix: `required = ${JSON.stringify([...new Set([...required, ...REQUIRED_SECRETS])])} in ${table(environment, "secrets")}; set each with: npx wrangler secret put <NAME>${envFlag(environment)}`,
+      problem: `${table(environment, "secrets")} is set: plain \`wrangler dev\` would then read only its keys from .dev.vars and ignore the local settings there`,
+      fix: `remove ${table(environment, "secrets")} (and every [env.*.secrets]); set ${REQUIRED_SECRETS.join(", ")} with: npx wrangler secret put <NAME>${envFlag(environment)}`,
     });
   }
   const inVars = [...REQUIRED_SECRETS, ...ROLLOVER_SECRETS].filter((name) => name in (environment.config.vars ?? {}));

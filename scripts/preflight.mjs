@@ -12,14 +12,21 @@ import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { WRANGLER_CONFIG } from "../tools/lib/wrangler.mjs";
 import { checkEnvironments, newestCompatibilityDate, readEnvironments } from "./preflight-checks.mjs";
 
-const USAGE = `usage: npm run preflight [-- --config <wrangler.toml>] [--allow-placeholder-ids]`;
+const USAGE = `usage: npm run preflight [-- --config <wrangler.toml>] [--allow-placeholder-ids]
+  --config                 the configuration to check (default: the repository's wrangler.toml)
+  --allow-placeholder-ids  let the repository's placeholder database ids pass (CI)`;
 
 async function main(argv) {
   const { values } = parseCommandLine(
     argv,
-    { config: { type: "string", default: WRANGLER_CONFIG }, "allow-placeholder-ids": { type: "boolean", default: false } },
+    {
+      config: { type: "string", default: WRANGLER_CONFIG },
+      "allow-placeholder-ids": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h" },
+    },
     { allowPositionals: false },
   );
+  if (values.help) return console.log(USAGE);
   const environments = await readEnvironments(values.config);
   const facts = {
     newestCompatibilityDate: newestCompatibilityDate(),

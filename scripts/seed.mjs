@@ -21,8 +21,10 @@ const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] 
   --local       the local D1 of \`wrangler dev\` (default); also upserts the local dev accounts from .dev.vars
   --remote      the deployed D1 of the chosen environment (sample events only, never accounts)
   --env <name>  a wrangler.toml environment, e.g. staging
+  --persist-to <dir>  a local state directory other than wrangler's default (with --local)
   --today       the day the sample dates are counted from (default: today in MUSEUM_TIMEZONE)
-  --redate      move the sample events' dates into the coming weeks again`;
+  --redate      move the sample events' dates into the coming weeks again
+  --quiet       print only what was written (nothing on a rerun)`;
 
 // The ten example events of the Museum API description 1.1.1
 // (ListSpecialEventsResponseExample; Redocly's Museum API example, MIT,
@@ -226,8 +228,10 @@ async function main(argv) {
       local: { type: "boolean" },
       remote: { type: "boolean" },
       redate: { type: "boolean" },
+      quiet: { type: "boolean" },
       help: { type: "boolean" },
       env: { type: "string" },
+      "persist-to": { type: "string" },
       today: { type: "string" },
     },
     { allowPositionals: false },
@@ -238,7 +242,8 @@ async function main(argv) {
   }
   if (args.local && args.remote) throw new UsageError("choose --local or --remote");
   const remote = args.remote === true;
-  const target = d1Target({ remote, env: args.env });
+  if (remote && args["persist-to"]) throw new UsageError("--persist-to is for the local D1 only");
+  const target = d1Target({ remote, env: args.env, persistTo: args["persist-to"] });
 
   const timeZone = await museumTimeZone();
   const today = args.today ?? todayIn(timeZone);
@@ -252,7 +257,7 @@ async function main(argv) {
     ...(remote ? [] : localAccountsSql(ensureDevVars())),
   ];
 
-  log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
+  if (!args.quiet) log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
   const rows = d1Execute(target, { sql: `${statements.join("\n")}\n` }).flat();
   const written = {};
   for (const row of rows) {
@@ -264,7 +269,7 @@ async function main(argv) {
   const remoteTotals = rows.find((row) => row && "Rows written" in row);
   if (remoteTotals) log(`seed done: ${remoteTotals["Rows written"]} rows written`);
   else if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
-  else log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
+  else if (!args.quiet) log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

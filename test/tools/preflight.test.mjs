@@ -88,10 +88,9 @@ describe("preflight checks", () => {
     single(await problemsOf(variant(), { today: "2026-03-31" }).then((p) => p.filter((x) => x.environment === "production")), "production", /in the future/);
   });
 
-  it("finds a required secret the config does not list, and a secret put in [vars]", async () => {
-    const problems = await problemsOf(variant(['[env.staging.secrets]\nrequired = ["TICKET_SIGNING_KEY", "WEBHOOK_SECRET_KEY"]', '[env.staging.secrets]\nrequired = ["TICKET_SIGNING_KEY"]']));
-    const problem = single(problems, "staging", /does not list WEBHOOK_SECRET_KEY/);
-    assert.match(problem.fix, /npx wrangler secret put <NAME> --env staging/);
+  it("finds a [secrets] table (plain wrangler dev would drop .dev.vars settings), and a secret put in [vars]", async () => {
+    const problem = single(await problemsOf(variant(['[vars]\n', '[secrets]\nrequired = ["TICKET_SIGNING_KEY"]\n\n[vars]\n'])), "production", /\[secrets\] is set/);
+    assert.match(problem.fix, /npx wrangler secret put <NAME>/);
     // (a required secret in [vars] too is refused by wrangler's own reader; an older key is not)
     single(await problemsOf(variant(['[vars]\n', '[vars]\nTICKET_SIGNING_KEYS_PREVIOUS = "abc"\n'])), "production", /TICKET_SIGNING_KEYS_PREVIOUS in \[vars\]/);
   });
@@ -168,5 +167,14 @@ describe("npm run preflight", () => {
     const result = run("--allow-placeholder-ids");
     assert.equal(result.status, 0, result.stderr);
     assert.equal(run().status, 1, "the committed placeholder ids must fail a real preflight");
+  });
+
+  it("prints its usage with --help (exit 0), and refuses an unknown option (exit 2)", () => {
+    const help = run("--help");
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^usage: npm run preflight/);
+    const unknown = run("--frobnicate");
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /Unknown option '--frobnicate'/);
   });
 });

@@ -73,9 +73,9 @@ export function d1Target({ remote = false, env, persistTo } = {}) {
   return { args, label: `${where} D1 (${env ? `env ${env}` : remote ? "production" : "default env"})` };
 }
 
-/** Applies migrations/ to the target's D1. */
+/** Applies migrations/ to the target's D1; with `quiet`, returns wrangler's report instead of printing it. */
 export function applyMigrations(target, { quiet = false } = {}) {
-  runWrangler(["d1", "migrations", "apply", "DB", ...target.args], { capture: quiet });
+  return runWrangler(["d1", "migrations", "apply", "DB", ...target.args], { capture: quiet });
 }
 
 /**

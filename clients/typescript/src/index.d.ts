@@ -1,9 +1,9 @@
 // Declarations of index.js. The request and response types come from
 // schema.d.ts, generated from the service's OpenAPI document.
 import type { Client } from "openapi-fetch";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
-export type { components, operations, paths, webhooks } from "./schema";
+export type { components, operations, paths, webhooks } from "./schema.js";
 
 /** The typed client: `client.GET("/special-events/{eventId}", { params: { path: { eventId } } })`. */
 export type MuseumClient = Client<paths>;
