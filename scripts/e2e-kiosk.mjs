@@ -4,13 +4,19 @@
 //  2. buy a general ticket for the next Monday–Thursday (open by the weekly
 //     schedule) with an Idempotency-Key, and again: the replay, no new ticket;
 //  3. fetch its image (200, a PNG, an ETag), then again with If-None-Match: 304;
-//  4. a bad purchase comes back as a typed problem (400, validation-error).
+//  4. a bad purchase comes back as a typed problem (400, validation-error);
+//  5. on a day with timed entry (made so by an admin): read the availability,
+//     buy for a slot, read the entry time back from the ticket's QR image, and
+//     when the slot is sold out, buy one of the `availableEntryTimes` offered.
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
+import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
+import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -27,8 +33,38 @@ async function nextWeekdayOpenDay() {
 }
 
 const state = prepareLocalState({ name: "e2e-kiosk", role: "sales" });
+// The museum's admin, who gives a day timed entry.
+const admin = { name: "e2e-kiosk-admin", secret: newSecret() };
+d1Execute(d1Target({ persistTo: state.persistTo }), { command: insertAccountSql({ ...admin, role: "admin" }) });
 const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn", vars: throwawaySecrets() });
 const kiosk = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
+const office = createMuseumClient({ baseUrl: server.origin, username: admin.name, password: admin.secret });
+
+/** A day with timed entry (10:00 and 11:00, one ticket each); a kiosk buys a slot and handles a full one. */
+async function timedEntry(day) {
+  const plan = { closed: false, timeOpen: "10:00", timeClose: "12:00", entrySlotMinutes: 60, slotCapacity: 1 };
+  const set = await office.PUT("/museum-hours/exceptions/{date}", { params: { path: { date: day } }, body: plan });
+  expect(set.response.status === 201, `PUT exception answered ${set.response.status}: ${JSON.stringify(set.error)}`);
+  const before = await kiosk.GET("/availability", { params: { query: { date: day } } });
+  const slots = before.data?.general.entrySlots?.map((slot) => `${slot.entryTime}:${slot.available}`);
+  expect(slots?.join(",") === "10:00:1,11:00:1", `availability before: ${JSON.stringify(before.data ?? before.error)}`);
+
+  const buy = (entryTime) => kiosk.POST("/tickets", { body: { ticketType: "general", ticketDate: day, entryTime, email: "visitor@example.com" } });
+  const first = await buy("10:00");
+  expect(first.response.status === 201 && first.data.entryTime === "10:00", `a timed purchase answered ${JSON.stringify(first.data ?? first.error)}`);
+  const image = await getTicketImage(kiosk, first.data.ticketId);
+  expect(image.kind === "image", `the timed ticket's image: ${image.kind}`);
+  const code = readTicketCode(image.image);
+  expect(code.startsWith("MT1.") && code.includes(`G${day.replaceAll("-", "")}.`), `the timed ticket's QR code reads ${code}`);
+
+  const full = await buy("10:00");
+  expect(full.response.status === 409 && full.error?.type === "/problems/sold-out", `a full slot answered ${JSON.stringify(full.error)}`);
+  const offered = full.error.availableEntryTimes ?? [];
+  expect(offered.join(",") === "11:00", `sold-out offered ${JSON.stringify(offered)}`);
+  const second = await buy(offered[0]);
+  expect(second.response.status === 201 && second.data.entryTime === "11:00", `buying the offered slot answered ${second.response.status}`);
+  log(`timed entry on ${day}: 10:00 sold, then sold out; bought the offered ${offered[0]}`);
+}
 
 let failed = false;
 try {
@@ -58,7 +94,8 @@ try {
     refused.error?.status === 400 && refused.error.type === "/problems/validation-error" && refused.error.errors?.[0]?.path === "ticketDate",
     `a bad date answered ${JSON.stringify(refused.error)}`,
   );
-  log("PASS: buy, replay, image 200 then 304, a typed problem");
+  await timedEntry(addDays(ticketDate, 7));
+  log("PASS: buy, replay, image 200 then 304, a typed problem, a timed slot and a sold-out one's offer");
 } catch (error) {
   failed = true;
   console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
