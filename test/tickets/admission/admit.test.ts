@@ -2,12 +2,12 @@
 // "Admission at the gate"), through the real Worker and D1.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
-import { clearD1Faults, firedD1Faults, injectD1Faults } from "../support/d1-faults";
-import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../support/helpers";
-import { useClock } from "../support/clock";
-import { decodeQrPng } from "../support/qr-decode";
-import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
+import { signingKeysFromEnv, signTicketToken } from "../../../src/tickets/image";
+import { clearD1Faults, firedD1Faults, injectD1Faults } from "../../support/d1-faults";
+import { ACCOUNTS, api, basic, expectProblem, expectValidationError, insertAccount, nextWeekday, plusDays, todayInZone } from "../../support/helpers";
+import { useClock } from "../../support/clock";
+import { decodeQrPng } from "../../support/qr-decode";
+import { buy, createEvent, type PurchaseResponse } from "../fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
 const keys = signingKeysFromEnv(env);
@@ -317,7 +317,7 @@ describe("GET /admissions/summary", () => {
   });
 
   it("reads one index to count a day (query plan)", async () => {
-    const { attendanceQuery } = await import("../../src/tickets/statements");
+    const { attendanceQuery } = await import("../../../src/tickets/statements");
     const query = attendanceQuery("2091-03-05");
     const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.values).all<{ detail: string }>();
     const plan = results.map((r) => r.detail).join("\n");

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
 import { useClock } from "../support/clock";
 import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../support/helpers";
-import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
+import { buy, createEvent, type PurchaseResponse } from "./fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
 
