@@ -163,6 +163,13 @@ function capacitySection(results) {
         `Median of the rounds: p50 ${f(pair.latency, 2)}×, isolate samples ${f(pair.isolate, 2)}×, process CPU ${f(pair.cpu, 2)}×.`,
       );
     }
+    const others = median(results.capacityPairs.map((r) => r.otherCores));
+    lines.push(
+      "",
+      others > 0.25
+        ? `**Other programs competed for the CPU**: they kept a median of ${f(others, 2)} cores busy during the pairs' loads, both sides of each round alike.`
+        : "Other programs kept a median of less than 0.25 of a core busy during the pairs' loads.",
+    );
   }
   const sales = results.scenarios.find((r) => r.id === "tickets-buy");
   if (sales) {
@@ -173,7 +180,8 @@ function capacitySection(results) {
       `\`tickets-buy\` through \`wrangler dev\`: general sales for one date (${sales.connections} connections, ` +
         `${results.settings.duration} s, the pre-render on): **${f(sales.rps, 0)} sales a second**, p50 ${f(sales.p50, 2)} ms, ` +
         `p99 ${f(sales.p99, 2)} ms, ${sales.failures} failures, other programs kept ${f(sales.otherCores, 2)} cores busy. ` +
-        "Local D1 is SQLite in the same process, with no network or replication: a rough upper bound for one database (docs/capacity.md).",
+        "The Worker's CPU and `wrangler dev` on the machine's shared cores bound this figure, not D1's one writer " +
+        "(local D1 is SQLite in the same process); what it means in production: docs/capacity.md.",
     );
   }
   return lines;
