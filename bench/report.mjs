@@ -1,6 +1,7 @@
 // Renders the results of bench/run.mjs as Markdown, with the budgets of
 // issue 6 checked (ratios measured in the same run).
 import { percentile } from "./load.mjs";
+import { CAPACITY_PAIRS } from "./scenarios.mjs";
 
 const f = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
@@ -43,7 +44,7 @@ export function checkBudgets(results) {
       checks.push({ id: r.id, rule: "Worker CPU < 10 ms/req", value: `${f(r.cpuMs.runtime, 2)} ms`, pass: r.cpuMs.runtime < 10 });
     }
   }
-  return [...checks, ...webhookChecks(results), ...checkDistanceBudgets(results), ...freshIsolateChecks(results)];
+  return [...checks, ...webhookChecks(results), ...capacityChecks(results), ...checkDistanceBudgets(results), ...freshIsolateChecks(results)];
 }
 
 /** The median; of an even count, the mean of the middle two. */
@@ -53,17 +54,20 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Issue 13's pair, round by round: [{ round, none, hooks }] of `runs` (one pass's results). */
-function pairRounds(runs = []) {
+/** Issue 13's pair: event creation without webhook subscriptions, and with them. */
+const WEBHOOK_PAIR = { baseline: "event-create", subject: "event-create-hooks" };
+
+/** A pair, round by round: [{ round, baseline, subject }] of `runs` (one pass's results). */
+function pairRounds(runs = [], { baseline, subject }) {
   const rounds = new Map();
   for (const r of runs) {
     const round = r.round ?? 1;
     const entry = rounds.get(round) ?? { round };
-    if (r.id === "event-create") entry.none = r;
-    if (r.id === "event-create-hooks") entry.hooks = r;
+    if (r.id === baseline) entry.baseline = r;
+    if (r.id === subject) entry.subject = r;
     rounds.set(round, entry);
   }
-  return [...rounds.values()].filter((e) => e.none && e.hooks);
+  return [...rounds.values()].filter((e) => e.baseline && e.subject);
 }
 
 /** What the pair compares, per request: p50, process CPU, and the Worker's isolate's CPU samples. */
@@ -73,11 +77,11 @@ const PAIR_MEASURES = {
   isolate: (r) => r.isolate?.busySamplesPerRequest,
 };
 
-/** The pair's ratios, with subscriptions to without: per round, and the median of the rounds. */
-function pairRatios(runs) {
-  const rounds = pairRounds(runs).map((e) => ({
+/** The pair's ratios, subject to baseline: per round, and the median of the rounds. */
+function pairRatios(runs, pair) {
+  const rounds = pairRounds(runs, pair).map((e) => ({
     ...e,
-    ...Object.fromEntries(Object.entries(PAIR_MEASURES).map(([key, of]) => [key, of(e.hooks) / of(e.none)])),
+    ...Object.fromEntries(Object.entries(PAIR_MEASURES).map(([key, of]) => [key, of(e.subject) / of(e.baseline)])),
   }));
   return { rounds, ...Object.fromEntries(Object.keys(PAIR_MEASURES).map((key) => [key, median(rounds.map((e) => e[key]))])) };
 }
@@ -90,7 +94,7 @@ function pairRatios(runs) {
  * checked, the Worker's CPU as its isolate's profiler samples (see webhookSection).
  */
 function webhookChecks(results) {
-  const pair = pairRatios(results.isolatePair);
+  const pair = pairRatios(results.isolatePair, WEBHOOK_PAIR);
   if (pair.rounds.length === 0) return [];
   const each = (key) => pair.rounds.map((e) => f(e[key], 2)).join(", ");
   const id = "event-create-hooks";
@@ -110,15 +114,88 @@ function webhookChecks(results) {
   ];
 }
 
-/** The pair's rounds as Markdown table lines. */
-function pairTable(pair) {
+/**
+ * Issue 20's pairs (CAPACITY_PAIRS): a sale on a full day against an empty one, on a day with
+ * limits against one without; p50 and the Worker's isolate CPU, medians of the rounds' ratios.
+ */
+function capacityChecks(results) {
+  return CAPACITY_PAIRS.flatMap((def) => {
+    const pair = pairRatios(results.capacityPairs, def);
+    if (pair.rounds.length === 0) return [];
+    const each = (key) => pair.rounds.map((e) => f(e[key], 2)).join(", ");
+    const versus = pair.rounds[0].baseline.id;
+    return [
+      { id: def.subject, rule: `one connection: p50 ≤ ${def.budget}× ${versus}`, value: `${f(pair.latency, 2)}×, the median of the rounds' ${each("latency")}`, pass: pair.latency <= def.budget },
+      { id: def.subject, rule: `Worker CPU (the Worker's isolate) ≤ ${def.budget}× ${versus}`, value: `${f(pair.isolate, 2)}×, the median of the rounds' ${each("isolate")}`, pass: pair.isolate <= def.budget },
+    ];
+  });
+}
+
+/** Issue 20: the pairs round by round, and sales a second on one day through `wrangler dev`. */
+function capacitySection(results) {
+  const lines = [];
+  const pairs = CAPACITY_PAIRS.map((def) => ({ def, pair: pairRatios(results.capacityPairs, def) })).filter((p) => p.pair.rounds.length > 0);
+  if (pairs.length > 0) {
+    const seed = results.capacitySeed;
+    lines.push(
+      "",
+      "### Capacity: a sale on a full day, and on a day with limits",
+      "",
+      "General sales (`POST /tickets`, unique bodies), measured as the webhook pair: Miniflare directly, no Queue consumer, " +
+        "one connection at 100 requests a second, V8's profiler on the Worker's isolate, the sides alternating round after " +
+        `round (${pairs[0].pair.rounds.length} round(s), ${results.settings.pairSales} sales each after 20 of warm-up); the budgets ` +
+        "are checked on the medians of the rounds' ratios. The sale's image pre-render is off in this pass " +
+        "(`PRERENDER_TICKET_IMAGES = \"false\"`): the same work on both sides, after the response. " +
+        (seed
+          ? `The full day, ${seed.days.full}, was seeded with ${seed.places.tickets.toLocaleString("en")} general tickets inserted as rows; ` +
+            `its \`ticket_places\` counter, kept by the triggers, read ${seed.places.counter.toLocaleString("en")} before the run. `
+          : "") +
+        "The empty side sells on a day never sold before, a new one each round. The day with limits has, through " +
+        "`PUT /museum-hours/exceptions/{date}`, a capacity of 100,000 and 30-minute entry slots of 100,000 each; its sales ask for 09:30.",
+    );
+    for (const { def, pair } of pairs) {
+      lines.push(
+        "",
+        `**${def.subject} against ${def.baseline}**`,
+        "",
+        ...pairTable(pair, def.baseline),
+        "",
+        `Median of the rounds: p50 ${f(pair.latency, 2)}×, isolate samples ${f(pair.isolate, 2)}×, process CPU ${f(pair.cpu, 2)}×.`,
+      );
+    }
+    const others = median(results.capacityPairs.map((r) => r.otherCores));
+    lines.push(
+      "",
+      others > 0.25
+        ? `**Other programs competed for the CPU**: they kept a median of ${f(others, 2)} cores busy during the pairs' loads, both sides of each round alike.`
+        : "Other programs kept a median of less than 0.25 of a core busy during the pairs' loads.",
+    );
+  }
+  const sales = results.scenarios.find((r) => r.id === "tickets-buy");
+  if (sales) {
+    lines.push(
+      "",
+      "### Sales a second on one day",
+      "",
+      `\`tickets-buy\` through \`wrangler dev\`: general sales for one date (${sales.connections} connections, ` +
+        `${results.settings.duration} s, the pre-render on): **${f(sales.rps, 0)} sales a second**, p50 ${f(sales.p50, 2)} ms, ` +
+        `p99 ${f(sales.p99, 2)} ms, ${sales.failures} failures, other programs kept ${f(sales.otherCores, 2)} cores busy. ` +
+        "The Worker's CPU and `wrangler dev` on the machine's shared cores bound this figure, not D1's one writer " +
+        "(local D1 is SQLite in the same process); what it means in production: docs/capacity.md.",
+    );
+  }
+  return lines;
+}
+
+/** The pair's rounds as Markdown table lines; `versus` names the baseline in the last column's heading. */
+function pairTable(pair, versus = "without subscriptions") {
   const lines = [
-    "| Round | Scenario | Requests | req/s | p50 ms | p99 ms | Failures | Process CPU ms/req | Isolate samples/req | × without subscriptions (p50, process CPU, isolate) |",
+    `| Round | Scenario | Requests | req/s | p50 ms | p99 ms | Failures | Process CPU ms/req | Isolate samples/req | × ${versus} (p50, process CPU, isolate) |`,
     "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   for (const e of pair.rounds) {
-    for (const r of [e.none, e.hooks]) {
-      const ratios = [e.latency, e.cpu, e.isolate].map((x) => (r === e.none ? "1.00" : f(x, 2))).join(", ");
+    for (const r of [e.baseline, e.subject]) {
+      const ratios = [e.latency, e.cpu, e.isolate].map((x) => (r === e.baseline ? "1.00" : f(x, 2))).join(", ");
       lines.push(
         `| ${e.round} | ${r.title} | ${r.requests} | ${f(r.rps, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${r.failures} | ` +
           `${f(r.cpuMs.runtime, 2)} | ${f(r.isolate?.busySamplesPerRequest, 2)} | ${ratios} |`,
@@ -137,7 +214,7 @@ function webhookSection(results) {
   const byId = new Map(results.scenarios.map((s) => [s.id, s]));
   const withConsumer = byId.get("event-create-hooks");
   const lines = [];
-  const pair = pairRatios(results.isolatePair);
+  const pair = pairRatios(results.isolatePair, WEBHOOK_PAIR);
   if (pair.rounds.length > 0) {
     lines.push(
       "",
@@ -651,6 +728,7 @@ export function renderMarkdown(results) {
     ...headerSection(results),
     ...resultsRows(results, checks),
     ...webhookSection(results),
+    ...capacitySection(results),
     ...directSection(results),
     ...distanceSection(results, checks),
     ...budgetSection(results, checks),

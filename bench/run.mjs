@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~17 min): writes bench/results/latest.md
+//   npm run bench                  full run (~23 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
@@ -40,7 +40,7 @@ import { percentile, runLoad } from "./load.mjs";
 import { renderMarkdown } from "./report.mjs";
 import { startWebhookReceiver } from "./scenario-setup.mjs";
 import { SCENARIOS, soakRequests } from "./scenarios.mjs";
-import { explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
+import { capacityDays, dayPlaces, explainQueryPlan, nextOpenDay, seedDatabase } from "./seed.mjs";
 import { DirectMiniflare, runControl } from "./direct.mjs";
 import { measureFreshIsolates, measureRenderCost } from "./render-breakdown.mjs";
 import { WranglerDev, machineBusySeconds, writeConfigWithoutQueueConsumers } from "./server.mjs";
@@ -94,6 +94,10 @@ function settings(args) {
     control: !smoke,
     renderCost: { renders: smoke ? 5 : 40, warmups: smoke ? 5 : 40 },
     freshIsolates: { rounds: smoke ? 1 : 3, sales: smoke ? 5 : 40 },
+    // The alternating pairs' rounds; issue 20's sales per side and round, and the full day's tickets.
+    pairRounds: smoke ? 1 : 20,
+    pairSales: smoke ? 20 : 300,
+    fullDayTickets: 10_000,
     against: args.against === undefined ? undefined : resolve(args.against),
   };
 }
@@ -413,6 +417,7 @@ function plan(cfg) {
     runSoak,
     needsLarge: scenarios.some((s) => s.db === "large"),
     needsSmall: scenarios.some((s) => s.db === "small") || runSoak,
+    needsCapacity: scenarios.some((s) => s.db === "capacity"),
   };
 }
 
@@ -461,14 +466,27 @@ async function prepareDatabases(run, work, results) {
     log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
     results.queryPlan = await listQueryPlan(join(work, "d1-large"), today, work).catch((error) => ({ error: error.message }));
   }
-  results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, today, timeZone };
+  if (run.needsCapacity) {
+    const days = capacityDays(today, cfg.pairRounds);
+    log(`==> seeding the capacity database: ${cfg.fullDayTickets.toLocaleString("en")} general tickets for ${days.full}`);
+    const persistTo = join(work, "d1-capacity");
+    dbs.capacity = seedDatabase({ persistTo, today, events: cfg.smallEvents, tickets: 0, dayTickets: { date: days.full, count: cfg.fullDayTickets } });
+    // The sale's guard reads the counter, so the full day is full only if the triggers counted every row.
+    const places = dayPlaces(persistTo, days.full);
+    if (places.counter !== cfg.fullDayTickets || places.tickets !== cfg.fullDayTickets) {
+      throw new Error(`the full day holds ${places.tickets} tickets and its ticket_places counter says ${places.counter}, not ${cfg.fullDayTickets}`);
+    }
+    results.capacitySeed = { days: { ...days, empty: undefined }, places };
+  }
+  results.seed = { small: dbs.small?.timings, large: dbs.large?.timings, capacity: dbs.capacity?.timings, today, timeZone };
   return { dbs, today, envFile, secrets };
 }
 
 /** The request context of the scenarios against one database. */
-function scenarioContext(db, today, firstCount) {
+function scenarioContext(db, today, firstCount, rounds) {
   const ids = db.ticketIds;
   return {
+    days: capacityDays(today, rounds),
     auth: basicAuthorization(db.account.name, db.account.secret),
     gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
     today,
@@ -492,14 +510,31 @@ function serverPasses({ cfg, scenarios, runSoak }) {
       direct: true,
       queueConsumer: false,
       profileIsolate: true,
+      into: "isolatePair",
       // One request at a time, 100 a second: a request's latency is its own, not a wait behind the
       // previous one's work after its response (the Queue send, which local D1 and the local broker
       // share a thread with); and the profiler's sampling thread gets a core when it should.
       connections: 1,
       rate: 100,
       scale: 2,
-      rounds: cfg.smoke ? 1 : 20,
+      rounds: cfg.pairRounds,
       list: scenarios.filter((s) => s.kind === "webhooks"),
+      soak: false,
+    },
+    // Issue 20's pairs (CAPACITY_PAIRS), measured as issue 13's: a sale on a full day against an
+    // empty one, on a day with limits against one without. The sale's image pre-render is off:
+    // it is the same work on both sides, after the response, and would only dilute the ratios.
+    {
+      dbName: "capacity",
+      direct: true,
+      queueConsumer: false,
+      profileIsolate: true,
+      into: "capacityPairs",
+      vars: { PRERENDER_TICKET_IMAGES: "false" },
+      connections: 1,
+      rate: 100,
+      rounds: cfg.pairRounds,
+      list: scenarios.filter((s) => s.kind === "capacity"),
       soak: false,
     },
     // The soak gets a fresh server with a DevTools client attached from the
@@ -531,7 +566,7 @@ function serverFor(pass, { work, envFile, secrets, script, distanceScript }) {
   }
   if (pass.queueConsumer === false) {
     const config = writeConfigWithoutQueueConsumers(join(work, "wrangler-no-queue-consumer.toml"));
-    return new DirectMiniflare({ script, persistTo, secrets, vars: BENCH_VARS, config, inspect: pass.profileIsolate });
+    return new DirectMiniflare({ script, persistTo, secrets, vars: { ...BENCH_VARS, ...pass.vars }, config, inspect: pass.profileIsolate });
   }
   if (pass.direct) return new DirectMiniflare({ script, persistTo, secrets, inspect: pass.soak });
   return new WranglerDev({ script, persistTo, envFile, logPath: join(work, `wrangler-${pass.dbName}.log`), attachInspector: pass.soak, vars: BENCH_VARS });
@@ -554,7 +589,7 @@ async function runPass(pass, setup, results, servers) {
   const main = !pass.direct && pass.distance === undefined;
   if (main && !pass.soak) results[`ready_${pass.dbName}`] = server.readyMs;
   log(`    ${server.base} answered /healthz after ${(server.readyMs / 1000).toFixed(1)} s`);
-  const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20);
+  const ctx = scenarioContext(setup.dbs[pass.dbName], setup.today, cfg.qrFirstRequests + 20, pass.rounds ?? 1);
   if (pass.dbName === "small") {
     const qr = { method: "GET", path: `/v1.1/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } };
     ctx.etag = (await probe(server.base, qr, [200])).headers.get("etag");
@@ -573,8 +608,8 @@ async function runPass(pass, setup, results, servers) {
 async function runScenarios(pass, server, ctx, setup, results) {
   const { cfg } = setup;
   const distant = pass.distance !== undefined;
-  const into = pass.profileIsolate
-    ? (results.isolatePair ??= [])
+  const into = pass.into
+    ? (results[pass.into] ??= [])
     : pass.direct
       ? (results.direct ??= [])
     : distant
@@ -686,7 +721,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.isolatePair ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.isolatePair ?? []), ...(results.capacityPairs ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 

@@ -8,13 +8,14 @@
 //   ctx.etag        the ETag of ctx.tickets.cached's image
 //   ctx.runId       unique per run (e-mail addresses, Idempotency-Key)
 //   ctx.gateAuth    the Authorization header of the bench gate account
+//   ctx.days        the capacity pairs' days (seed.mjs, capacityDays), on the "capacity" database
 // A scenario's `prepare(env)` runs before its warm-up, `settle(env)` after the
 // warm-up and after the load (waiting for work the Worker does off the
 // request path), `cleanup(env)` at its end; env = { base, ctx, cfg, receiver,
 // count }, `count` the requests the scenario will send in all (warm-up and
 // round-trip measurement included).
 import { addDays } from "../tools/lib/dates.mjs";
-import { subscribe, ticketCodesForToday, unsubscribe, waitForDeliveries } from "./scenario-setup.mjs";
+import { call, subscribe, ticketCodesForToday, unsubscribe, waitForDeliveries } from "./scenario-setup.mjs";
 
 const API = "/v1.1";
 
@@ -32,11 +33,12 @@ function rotating(build) {
   };
 }
 
-function purchaseBody(ctx, n) {
+function purchaseBody(ctx, n, date = ctx.saleDate, extra = {}) {
   return JSON.stringify({
     ticketType: "general",
-    ticketDate: ctx.saleDate,
+    ticketDate: date,
     email: `bench-${ctx.runId}-${n}@example.com`,
+    ...extra,
   });
 }
 
@@ -109,6 +111,41 @@ const EVENT_CREATES = {
   expect: [201],
   requests: (ctx) => [eventCreate(ctx)],
 };
+
+/** Limits far from reached: a day's capacity and its slots' (docs/capacity.md). */
+const FAR_LIMITS = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 100_000, entrySlotMinutes: 30, slotCapacity: 100_000 };
+
+/**
+ * What issue 20's pairs have in common: general sales, one at a time, on the day `day(ctx)`
+ * (`extra`: more of the purchase's fields), the same amount on both sides.
+ */
+function capacitySale({ id, title, day, extra, prepare }) {
+  return {
+    id,
+    title,
+    db: "capacity",
+    kind: "capacity",
+    mode: "amount",
+    amount: (cfg) => cfg.pairSales,
+    warmup: 20,
+    expect: [201],
+    prepare,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: `${API}/tickets`,
+        headers: { ...json(ctx), "Content-Type": "application/json" },
+        ...rotating((n) => ({ body: purchaseBody(ctx, `${id}-${n}`, day(ctx), extra) })),
+      },
+    ],
+  };
+}
+
+/** Issue 20's pairs: each subject against its baseline, alternating round after round. */
+export const CAPACITY_PAIRS = [
+  { baseline: "sale-empty-day", subject: "sale-full-day", budget: 1.2 },
+  { baseline: "sale-unlimited-day", subject: "sale-limited-day", budget: 1.2 },
+];
 
 /**
  * `db`: which seeded database the scenario runs against ("small": 100 events,
@@ -309,6 +346,36 @@ export const SCENARIOS = [
     settle: (env) => waitForDeliveries(env.receiver, env.deliveriesBefore + BENCH_SUBSCRIPTIONS * env.ctx.eventsCreated),
     cleanup: (env) => unsubscribe({ base: env.base, ctx: env.ctx, ids: env.subscriptions ?? [] }),
   },
+  capacitySale({
+    id: "sale-full-day",
+    title: "`POST /tickets` general, a day with 10,000 tickets sold",
+    day: (ctx) => ctx.days.full,
+  }),
+  capacitySale({
+    id: "sale-empty-day",
+    title: "`POST /tickets` general, an empty day (a new one each round)",
+    day: (ctx) => ctx.emptyDay,
+    async prepare(env) {
+      env.ctx.emptyDay = env.ctx.days.empty.shift();
+      if (!env.ctx.emptyDay) throw new Error("no empty day left for this round (seed.mjs, capacityDays)");
+    },
+  }),
+  capacitySale({
+    id: "sale-limited-day",
+    title: "`POST /tickets` general, a day with a capacity and 30-minute entry slots (far from reached)",
+    day: (ctx) => ctx.days.limited,
+    extra: { entryTime: "09:30" },
+    async prepare(env) {
+      const res = await call(env.base, env.ctx.auth, "PUT", `/museum-hours/exceptions/${env.ctx.days.limited}`, FAR_LIMITS);
+      const body = await res.text();
+      if (res.status !== 200 && res.status !== 201) throw new Error(`giving the day limits answered ${res.status}: ${body.slice(0, 300)}`);
+    },
+  }),
+  capacitySale({
+    id: "sale-unlimited-day",
+    title: "`POST /tickets` general, a day without limits",
+    day: (ctx) => ctx.days.unlimited,
+  }),
   {
     id: "static-100k",
     title: "`GET /` (static), server with 100,000 events",

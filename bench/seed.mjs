@@ -63,9 +63,25 @@ export function eventDates(n, count, today) {
 }
 
 /**
- * Builds the seed SQL. Returns { sql, account, eventIds, ticketIds, ticketDate }.
+ * The days of the capacity pairs (bench/scenarios.mjs), a month and more ahead so no other
+ * scenario sells on them: `full` (the seed's `dayTickets` are sold for it), `limited` (the
+ * scenario gives it limits), `unlimited`, and `empty`, one never-sold day per round.
  */
-export function buildSeedSql({ today, events, tickets, accountName = "bench-admin", secret, gate }) {
+export function capacityDays(today, rounds) {
+  const full = nextOpenDay(addDays(today, 30));
+  const limited = nextOpenDay(addDays(full, 1));
+  const unlimited = nextOpenDay(addDays(limited, 1));
+  const empty = [nextOpenDay(addDays(unlimited, 1))];
+  while (empty.length < rounds) empty.push(nextOpenDay(addDays(empty[empty.length - 1], 1)));
+  return { full, limited, unlimited, empty };
+}
+
+/**
+ * Builds the seed SQL. Returns { sql, account, eventIds, ticketIds, ticketDate }.
+ * `dayTickets` ({ date, count }): general tickets sold for one day besides, inserted as rows;
+ * the triggers of migrations/0011 count them into `ticket_places` as they would a sale.
+ */
+export function buildSeedSql({ today, events, tickets, dayTickets, accountName = "bench-admin", secret, gate }) {
   const statements = [];
   statements.push(
     insertAccountSql({ name: accountName, role: "admin", secret }),
@@ -101,13 +117,13 @@ export function buildSeedSql({ today, events, tickets, accountName = "bench-admi
   const ticketDate = nextOpenDay(today);
   const ticketIds = [];
   const ticketRows = [];
+  const ticketRow = (n, date) =>
+    `(${sqlString(benchUuid(2, n))}, 'general', ${sqlString(date)}, NULL, ${sqlString(confirmationCode("general", n))}, 'bench@example.com', NULL, 2500, ${sqlString(accountName)})`;
   for (let n = 0; n < tickets; n += 1) {
-    const id = benchUuid(2, n);
-    ticketIds.push(id);
-    ticketRows.push(
-      `(${sqlString(id)}, 'general', ${sqlString(ticketDate)}, NULL, ${sqlString(confirmationCode("general", n))}, 'bench@example.com', NULL, 2500, ${sqlString(accountName)})`,
-    );
+    ticketIds.push(benchUuid(2, n));
+    ticketRows.push(ticketRow(n, ticketDate));
   }
+  for (let n = tickets; n < tickets + (dayTickets?.count ?? 0); n += 1) ticketRows.push(ticketRow(n, dayTickets.date));
   for (const rows of chunks(ticketRows, BATCH_ROWS)) {
     statements.push(
       `INSERT INTO tickets (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by) VALUES\n${rows.join(",\n")};`,
@@ -123,13 +139,13 @@ export function buildSeedSql({ today, events, tickets, accountName = "bench-admi
  * Applies the migrations to a fresh `persistTo` directory and loads the seed.
  * Returns what the scenarios need plus the seed timings.
  */
-export function seedDatabase({ persistTo, today, events, tickets, accountName = "bench-admin" }) {
+export function seedDatabase({ persistTo, today, events, tickets, dayTickets, accountName = "bench-admin" }) {
   const secret = randomBytes(16).toString("hex");
   const gate = { name: "bench-gate", secret: randomBytes(16).toString("hex") };
   const t0 = performance.now();
   runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { capture: true });
   const t1 = performance.now();
-  const seed = buildSeedSql({ today, events, tickets, accountName, secret, gate });
+  const seed = buildSeedSql({ today, events, tickets, dayTickets, accountName, secret, gate });
   const dir = mkdtempSync(join(tmpdir(), "museum-bench-sql-"));
   try {
     const file = join(dir, "seed.sql");
@@ -151,13 +167,26 @@ export function seedDatabase({ persistTo, today, events, tickets, accountName = 
   };
 }
 
+/** The rows of one SQL query, through wrangler against `persistTo`. */
+function queryRows(persistTo, sql) {
+  const out = runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--json", "--command", sql], { capture: true });
+  return JSON.parse(out)?.[0]?.results ?? [];
+}
+
+/** A day's general places taken, as the sale's guard reads them (`ticket_places`) and as counted from `tickets`. */
+export function dayPlaces(persistTo, date) {
+  const day = sqlString(date);
+  const [row] = queryRows(
+    persistTo,
+    `SELECT (SELECT taken FROM ticket_places WHERE ticket_date = ${day} AND scope = 'day' AND ref = '') AS counter, ` +
+      `(SELECT count(*) FROM tickets WHERE ticket_date = ${day} AND ticket_type = 'general' AND cancelled_at IS NULL) AS tickets`,
+  );
+  return { counter: row?.counter ?? 0, tickets: row?.tickets ?? 0 };
+}
+
 /** EXPLAIN QUERY PLAN of an SQL text, through wrangler against `persistTo`. */
 export function explainQueryPlan(persistTo, sql) {
-  const out = runWrangler(
-    ["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--json", "--command", `EXPLAIN QUERY PLAN ${sql}`],
-    { capture: true },
-  );
-  const rows = JSON.parse(out)?.[0]?.results ?? [];
+  const rows = queryRows(persistTo, `EXPLAIN QUERY PLAN ${sql}`);
   // Indent each step under its parent, as the sqlite3 shell prints it.
   const depth = new Map([[0, -1]]);
   return rows.map((row) => {
