@@ -266,6 +266,7 @@ describe("GET /tickets/{ticketId}", () => {
       eventId: ticket.eventId,
       eventName: ticket.eventName,
       price: 12.5,
+      currency: "USD",
       status: "valid",
     });
   });
