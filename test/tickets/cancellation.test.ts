@@ -55,7 +55,7 @@ async function taken(date: string): Promise<number> {
   return ((await res.json()) as { general: { taken: number } }).general.taken;
 }
 
-function scan(ticket: PurchaseResponse, headers: Record<string, string> = {}) {
+function scan(ticket: Pick<PurchaseResponse, "ticketId" | "ticketType" | "ticketDate">, headers: Record<string, string> = {}) {
   return signTicketToken(ticket, keys).then((code) => api("/v1.1/admissions", { method: "POST", as: "gate", json: { code }, headers }));
 }
 
@@ -223,7 +223,7 @@ describe("POST /orders/{orderId}/cancellation", () => {
       ],
     });
     const [admitted, gone] = placed.tickets;
-    expect((await scan(admitted as PurchaseResponse)).status).toBe(201);
+    expect((await scan(admitted!)).status).toBe(201);
     expect((await cancel(`/tickets/${gone!.ticketId}`)).status).toBe(200);
 
     const res = await cancel(`/orders/${placed.orderId}`, { reason: "Family trip cancelled" });
