@@ -17,6 +17,7 @@ import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
 import { loginThrottle } from "./middleware/login-throttle";
 import { securityHeaders } from "./middleware/security-headers";
+import { ordersRouter } from "./tickets/orders";
 import { ticketsRouter } from "./tickets";
 import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
@@ -64,6 +65,7 @@ function createApi() {
   api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
   api.route("/", ticketsRouter);
+  api.route("/", ordersRouter);
   api.route("/", webhooksRouter);
   return api;
 }

@@ -14,6 +14,8 @@ export type AppEnv = {
   Variables: RequestIdVariables & {
     /** The request's D1 session (see the d1-session middleware). */
     db: Db;
+    /** A session on the primary, for a lookup that missed on `db` (platform/fresh-read.ts). */
+    primaryDb: () => Db;
     /** Set by the basic-auth middleware on every /v1.1 request. */
     principal: Principal;
   };

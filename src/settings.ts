@@ -31,6 +31,8 @@ const SettingsSchema = z.object({
   MUSEUM_TIMEZONE: timeZone,
   /** The price of a general ticket, recorded on each ticket sold. */
   GENERAL_TICKET_PRICE_CENTS: wholeNumber(0, 100_000_000, 2500),
+  /** The ISO 4217 code of the museum's currency, shown with every total and refund. */
+  CURRENCY: z.string().trim().regex(/^[A-Z]{3}$/).catch("USD"),
   /** How long before its entry time a timed ticket is admitted at a gate. */
   ADMISSION_EARLY_MINUTES: wholeNumber(0, 240, 15),
   /** Failed logins from one client before it is throttled, and the window they are counted in. */

@@ -9,6 +9,7 @@ describe("settingsOf", () => {
     expect(settingsOf({ ...env, WEBHOOK_ALLOW_LOOPBACK: "false", PRERENDER_TICKET_IMAGES: "true" })).toMatchObject({
       MUSEUM_TIMEZONE: "America/New_York",
       GENERAL_TICKET_PRICE_CENTS: 2500,
+      CURRENCY: "USD",
       ADMISSION_EARLY_MINUTES: 15,
       LOGIN_FAILURE_BUDGET: 10,
       LOGIN_FAILURE_WINDOW_SECONDS: 300,
@@ -21,6 +22,7 @@ describe("settingsOf", () => {
     const settings = settingsOf({
       MUSEUM_TIMEZONE: "Mars/Olympus_Mons",
       GENERAL_TICKET_PRICE_CENTS: "-5",
+      CURRENCY: "euro",
       ADMISSION_EARLY_MINUTES: "fifteen",
       WEBHOOK_MAX_ATTEMPTS: "99",
       WEBHOOK_ALLOW_LOOPBACK: "yes",
@@ -29,6 +31,7 @@ describe("settingsOf", () => {
     expect(settings).toMatchObject({
       MUSEUM_TIMEZONE: "America/New_York",
       GENERAL_TICKET_PRICE_CENTS: 2500,
+      CURRENCY: "USD",
       ADMISSION_EARLY_MINUTES: 15,
       WEBHOOK_MAX_ATTEMPTS: 8,
       WEBHOOK_ALLOW_LOOPBACK: false,

@@ -24,6 +24,16 @@ export const OPENAPI_TAGS = [
       "Addition to the Museum API 1.1.1 (not in the reference description): a ticket's status after the sale, admission at the gate (role `gate` or `admin`), and a day's attendance. Each operation lists the roles that may call it in `x-roles`.",
   },
   {
+    name: "Orders",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): several tickets bought all or nothing in one purchase (1 to 50 lines), and an order's status. Roles: admin, sales.",
+  },
+  {
+    name: "Cancellation",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): the box office gives a ticket or a whole order back while it could still be sold, with the refund owed (docs/orders.md). Admin: any; sales: what it sold itself.",
+  },
+  {
     name: "Webhooks",
     description:
       "Addition to the Museum API (the 1.2.1 description has the `publishNewEvent` webhook but no way to subscribe): subscriptions that receive every created or updated special event, signed per Standard Webhooks, and their recent deliveries. Admin only.",

@@ -63,6 +63,6 @@ export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEven
 
 export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {
   const { eventId } = c.req.valid("param");
-  if (!(await service.cancelEvent(c.var.db, eventId))) throw eventNotFound(eventId);
+  if (!(await service.cancelEvent(c.var.db, eventId, todayIn(settingsOf(c.env).MUSEUM_TIMEZONE)))) throw eventNotFound(eventId);
   return c.body(null, 204);
 };

@@ -45,7 +45,7 @@ export async function updateEvent(
 ): Promise<PublishedEvent | null> {
   const batch = new Batch(db);
   const { cancelTickets, today } = options;
-  const tickets = followTickets(batch, { kind: "event-changed", eventId, dates: changes.dates, cancelTickets });
+  const tickets = followTickets(batch, { kind: "event-changed", today, eventId, dates: changes.dates, cancelTickets });
   for (const step of statements.updateEventFields(db, eventId, changes)) batch.add(step);
   const capacity = changes.capacity;
   if (typeof capacity === "number") {
@@ -57,10 +57,13 @@ export async function updateEvent(
   return event && { event, deliveryIds: published.deliveries.value };
 }
 
-/** Cancels an event and, in the same batch, the tickets sold for it. False when no active event has that id. */
-export async function cancelEvent(db: Db, eventId: string): Promise<boolean> {
+/**
+ * Cancels an event and, in the same batch, its valid tickets for `today` or
+ * later. False when no active event has that id.
+ */
+export async function cancelEvent(db: Db, eventId: string, today: IsoDate): Promise<boolean> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, { kind: "event-deleted", eventId });
+  const tickets = followTickets(batch, { kind: "event-deleted", today, eventId });
   const cancelled = batch.add(statements.markEventCancelled(db, eventId));
   await tickets.settle(batch.run());
   return cancelled.value;

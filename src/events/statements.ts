@@ -3,6 +3,7 @@
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
+import { toCents } from "../platform/money";
 import { SQL_NOW } from "../platform/sql";
 import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
@@ -28,10 +29,6 @@ const readEvent = (result: D1Result): SpecialEvent | null => {
   const row = read.first<{ event: string }>()(result);
   return row && parseEvent(row.event);
 };
-
-function toCents(price: number): number {
-  return Math.round(price * 100);
-}
 
 /** The active (not deleted) event `eventId`, or null. */
 export function selectActiveEvent(db: Db, eventId: string): Step<SpecialEvent | null> {

@@ -58,7 +58,7 @@ export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule, chan
   const batch = new Batch(db);
   const tickets = followTickets(batch, {
     kind: "week-changed",
-    from: change.today,
+    today: change.today,
     decides: statements.weekDecides,
     planOn: (date) => statements.weekPlanOn(schedule, date),
     cancelTickets: change.cancelTickets,
@@ -85,6 +85,7 @@ export async function setHoursException(
   const batch = new Batch(db);
   const tickets = followTickets(batch, {
     kind: "day-changed",
+    today: change.today,
     date,
     plan: statements.planValue(plan),
     cancelTickets: change.cancelTickets,
@@ -106,6 +107,7 @@ export async function clearHoursException(db: Db, date: IsoDate, today: IsoDate)
   const batch = new Batch(db);
   const tickets = followTickets(batch, {
     kind: "day-changed",
+    today,
     date,
     plan: statements.storedWeekPlanOn(sql`${date}`),
     cancelTickets: false,

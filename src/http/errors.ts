@@ -44,21 +44,38 @@ function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): Field
   return errors.filter((error) => !seen.has(error.path) && seen.add(error.path));
 }
 
-export function validationProblem(errors: FieldError[]): ProblemError {
+/** The 400 naming every offending field; `line`: the lowest line of a body of lines (an order's) they are in. */
+export function validationProblem(errors: FieldError[], line?: number): ProblemError {
   return new ProblemError(400, {
     type: PROBLEM_TYPES.validation,
     title: "Validation failed",
     detail: `The request has ${errors.length} invalid value${errors.length === 1 ? "" : "s"}.`,
     errors,
+    ...(line === undefined ? {} : { extensions: { line } }),
   });
 }
 
-/** Used by every OpenAPI route: a failed zod validation becomes a 400 problem. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
-  if (!result.success) {
-    throw validationProblem(fieldErrors(result.target, result.error.issues));
-  }
-};
+/** The lowest index into the body's array `lines` that a failure names, if any. */
+function lowestLine(issues: readonly z.core.$ZodIssue[], lines: string): number | undefined {
+  const indexes = issues.flatMap((issue) =>
+    issue.path[0] === lines && typeof issue.path[1] === "number" ? [issue.path[1]] : [],
+  );
+  return indexes.length === 0 ? undefined : Math.min(...indexes);
+}
+
+/**
+ * The validation hook of every OpenAPI route: a failed zod validation
+ * becomes a 400 problem. `lines`: the body's array of lines (an order's
+ * `tickets`); the problem then names the lowest offending line in `line`.
+ */
+export function validationHookFor(options: { lines?: string } = {}): Hook<unknown, AppEnv, string, unknown> {
+  return (result) => {
+    if (!result.success) {
+      const line = options.lines !== undefined && result.target === "json" ? lowestLine(result.error.issues, options.lines) : undefined;
+      throw validationProblem(fieldErrors(result.target, result.error.issues), line);
+    }
+  };
+}
 
 /** The app's single error path: every failure leaves as problem+json. */
 export const handleError: ErrorHandler<AppEnv> = (err, c) => {

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { validationHook } from "./errors";
+import { validationHookFor } from "./errors";
 import { isIsoDate } from "../platform/dates";
 import {
   firstInvisibleCharacter,
@@ -14,9 +14,12 @@ import {
   SINGLE_LINE_MESSAGE,
 } from "../platform/text";
 
-/** Every resource router is created here, so all share the validation hook. */
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+/**
+ * Every resource router is created here, so all share the validation hook;
+ * `lines`: its bodies' array of lines (see `validationHookFor`).
+ */
+export function createRouter(options: { lines?: string } = {}) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHookFor(options) });
 }
 
 export const DateSchema = z
@@ -133,6 +136,14 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
 export function jsonRequestBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
+
+/** The response header of an answer replayed for an Idempotency-Key. */
+export const REPLAYED_HEADER = {
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored response of an earlier request with the same Idempotency-Key.",
+    schema: { type: "string" },
+  },
+} as const;
 
 /** Operations every /v1.1 route shares: Basic auth. */
 export const BASIC_AUTH = [{ MuseumPlaceholderAuth: [] }];

@@ -99,4 +99,7 @@ export const PROBLEM_TYPES = {
   notValidToday: "/problems/not-valid-today",
   tooEarly: "/problems/too-early",
   invalidTicketCode: "/problems/invalid-ticket-code",
+  /** Box-office cancellation (docs/orders.md). */
+  ticketExpired: "/problems/ticket-expired",
+  nothingToCancel: "/problems/nothing-to-cancel",
 } as const;

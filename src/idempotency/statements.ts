@@ -3,14 +3,14 @@
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 
-/** An account's Idempotency-Key. */
-export type IdempotencyScope = { accountName: string; key: string };
+/** What an Idempotency-Key belongs to: an account and an operation (`buyMuseumTickets`, `cancelTicket`). */
+export type IdempotencyScope = { accountName: string; operation: string; key: string };
 
 /** A key claimed by one request: only the holder of `token` may write under it. */
 export type IdempotencyClaimHeld = IdempotencyScope & { token: string };
 
 /** The key's row as the claim finds it. */
-export type KeyRow = { request_sha256: string; response_body: string | null; ticket_id: string | null };
+export type KeyRow = { request_sha256: string; response_body: string | null; resource_id: string | null };
 
 /**
  * Claims the key in one atomic upsert: a new key, an expired one (`expires_at`
@@ -25,11 +25,11 @@ export function claimKey(
 ): Step<boolean> {
   return step(
     db,
-    sql`INSERT INTO idempotency_keys (account_name, idempotency_key, request_sha256, claim_token, created_at, expires_at)
-        VALUES (${claim.accountName}, ${claim.key}, ${requestSha256}, ${claim.token}, ${times.now}, ${times.expiresAt})
-        ON CONFLICT (account_name, idempotency_key) DO UPDATE
+    sql`INSERT INTO idempotency_keys (account_name, operation, idempotency_key, request_sha256, claim_token, created_at, expires_at)
+        VALUES (${claim.accountName}, ${claim.operation}, ${claim.key}, ${requestSha256}, ${claim.token}, ${times.now}, ${times.expiresAt})
+        ON CONFLICT (account_name, operation, idempotency_key) DO UPDATE
            SET request_sha256 = excluded.request_sha256, claim_token = excluded.claim_token,
-               response_body = NULL, ticket_id = NULL,
+               response_body = NULL, resource_id = NULL,
                created_at = excluded.created_at, expires_at = excluded.expires_at
          WHERE idempotency_keys.expires_at <= ${times.now}
             OR (idempotency_keys.response_body IS NULL AND idempotency_keys.created_at <= ${times.abandonedBefore})
@@ -42,8 +42,8 @@ export function claimKey(
 export function selectKey(db: Db, scope: IdempotencyScope): Step<KeyRow | null> {
   return step(
     db,
-    sql`SELECT request_sha256, response_body, ticket_id FROM idempotency_keys
-         WHERE account_name = ${scope.accountName} AND idempotency_key = ${scope.key}`,
+    sql`SELECT request_sha256, response_body, resource_id FROM idempotency_keys
+         WHERE account_name = ${scope.accountName} AND operation = ${scope.operation} AND idempotency_key = ${scope.key}`,
     read.first<KeyRow>(),
   );
 }
@@ -51,7 +51,7 @@ export function selectKey(db: Db, scope: IdempotencyScope): Step<KeyRow | null> 
 /** True while `claim` still holds its key with no response: a guard for the write it makes. */
 export function claimHeld(claim: IdempotencyClaimHeld): Sql {
   return sql`EXISTS (SELECT 1 FROM idempotency_keys
-     WHERE account_name = ${claim.accountName} AND idempotency_key = ${claim.key}
+     WHERE account_name = ${claim.accountName} AND operation = ${claim.operation} AND idempotency_key = ${claim.key}
        AND claim_token = ${claim.token} AND response_body IS NULL)`;
 }
 
@@ -67,8 +67,8 @@ export function completeKey(
 ): Step<void> {
   return step(
     db,
-    sql`UPDATE idempotency_keys SET response_body = ${response.body}, ticket_id = ${response.resourceId}
-         WHERE account_name = ${claim.accountName} AND idempotency_key = ${claim.key}
+    sql`UPDATE idempotency_keys SET response_body = ${response.body}, resource_id = ${response.resourceId}
+         WHERE account_name = ${claim.accountName} AND operation = ${claim.operation} AND idempotency_key = ${claim.key}
            AND claim_token = ${claim.token} AND response_body IS NULL AND ${response.written}`,
     read.nothing,
   );
@@ -79,7 +79,7 @@ export function selectClaimHeld(db: Db, claim: IdempotencyClaimHeld): Step<boole
   return step(
     db,
     sql`SELECT count(*) AS held FROM idempotency_keys
-         WHERE account_name = ${claim.accountName} AND idempotency_key = ${claim.key} AND claim_token = ${claim.token}`,
+         WHERE account_name = ${claim.accountName} AND operation = ${claim.operation} AND idempotency_key = ${claim.key} AND claim_token = ${claim.token}`,
     (result) => read.first<{ held: number }>()(result)?.held === 1,
   );
 }
@@ -89,7 +89,7 @@ export function releaseKey(db: Db, claim: IdempotencyClaimHeld): Step<void> {
   return step(
     db,
     sql`DELETE FROM idempotency_keys
-         WHERE account_name = ${claim.accountName} AND idempotency_key = ${claim.key}
+         WHERE account_name = ${claim.accountName} AND operation = ${claim.operation} AND idempotency_key = ${claim.key}
            AND claim_token = ${claim.token} AND response_body IS NULL`,
     read.nothing,
   );

@@ -66,3 +66,11 @@ export function timeIn(timeZone: string, now: Date = new Date()): string {
   }
   return formatter.format(now);
 }
+
+/** The museum's date and its time of day (`HH:mm`) at one moment, in its time zone. */
+export type MuseumNow = { today: IsoDate; time: string };
+
+/** The museum's date and time at `now`. */
+export function museumNowIn(timeZone: string, now: Date = new Date()): MuseumNow {
+  return { today: todayIn(timeZone, now), time: timeIn(timeZone, now) };
+}

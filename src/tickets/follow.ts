@@ -60,7 +60,7 @@ async function strandedProblem(db: Db, stranded: Parameters<typeof countTicketsB
 export function followTickets(batch: Batch, cause: TicketCause): TicketsPart {
   const stranded = strandedBy(cause);
   if (stranded !== null) {
-    if (cause.kind === "event-deleted" || cause.cancelTickets) batch.add(cancelTickets(batch.db, stranded));
+    if (cause.kind === "event-deleted" || cause.cancelTickets) batch.add(cancelTickets(batch.db, stranded, cause));
     else batch.guard(anyTicket(stranded), () => strandedProblem(batch.db, stranded));
   }
   return {

@@ -1,7 +1,7 @@
 import { settingsOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
-import { ProblemError } from "../http/problem";
-import { timeIn, todayIn } from "../platform/dates";
+import { museumNowIn, todayIn } from "../platform/dates";
+import { readFresh } from "../platform/fresh-read";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { admit } from "./admission/admit";
 import { attendanceOn } from "./admission/attendance";
@@ -16,14 +16,14 @@ import { lookUpTicketForImage } from "./lookup";
 import type * as routes from "./routes";
 import { availabilityOn } from "./sale/availability";
 import { sellTicket } from "./sale/sell";
+import { cancelTicketAtBoxOffice } from "./cancellation";
+import { ticketNotFound } from "./problems";
 import { ticketStatus } from "./status";
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
-  const now = new Date();
   const { response, replayed } = await sellTicket(c.var.db, c.req.valid("json"), {
     soldBy: c.var.principal.name,
-    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
-    timeNow: timeIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
     generalPriceCents: settingsOf(c.env).GENERAL_TICKET_PRICE_CENTS,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
@@ -39,23 +39,17 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
 };
 
 export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = async (c) => {
-  const now = new Date();
-  const timeZone = settingsOf(c.env).MUSEUM_TIMEZONE;
-  const museumNow = { today: todayIn(timeZone, now), time: timeIn(timeZone, now) };
+  const museumNow = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityOn(c.var.db, c.req.valid("query").date ?? museumNow.today, museumNow), 200);
 };
-
-function ticketNotFound(ticketId: string) {
-  return new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
-}
 
 export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
   const { ticketId } = c.req.valid("param");
   // A client that sends a session bookmark reads its own writes (README, "Read
   // replicas"): only a request without one may be answered from this isolate's memory.
   const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
-  const ticket = await lookUpTicketForImage(c.var.db, ticketId, mayRecall);
+  const ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, mayRecall));
   if (!ticket) throw ticketNotFound(ticketId);
 
   const keys = signingKeysFromEnv(c.env);
@@ -71,7 +65,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
 
 export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = async (c) => {
   const { ticketId } = c.req.valid("param");
-  const status = await ticketStatus(c.var.db, ticketId);
+  const status = await readFresh(c.var, (db) => ticketStatus(db, ticketId, settingsOf(c.env).CURRENCY));
   if (!status) throw ticketNotFound(ticketId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
@@ -79,16 +73,32 @@ export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = a
 
 export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
   const now = new Date();
-  const admission = await admit(c.var.db, c.req.valid("json").code, {
+  const { today, time } = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE, now);
+  const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
     keys: signingKeysFromEnv(c.env),
-    today: todayIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
-    time: timeIn(settingsOf(c.env).MUSEUM_TIMEZONE, now),
+    today,
+    time,
     earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
     gate: c.var.principal.name,
     now,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
   return c.json(admission, 201);
+};
+
+export const cancelTicket: AppRouteHandler<typeof routes.cancelTicket> = async (c) => {
+  const { cancellation, replayed } = await cancelTicketAtBoxOffice(c.var.db, c.req.valid("param").ticketId, {
+    principal: c.var.principal,
+    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+    reason: c.req.valid("json").reason,
+    currency: settingsOf(c.env).CURRENCY,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(cancellation, 200);
 };
 
 export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {

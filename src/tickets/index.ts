@@ -8,4 +8,5 @@ export const ticketsRouter = createRouter()
   .openapi(routes.getTicketCode, handlers.getTicketCode)
   .openapi(routes.getTicketStatus, handlers.getTicketStatus)
   .openapi(routes.admitTicket, handlers.admitTicket)
+  .openapi(routes.cancelTicket, handlers.cancelTicket)
   .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary);

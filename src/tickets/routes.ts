@@ -1,7 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
 import { z } from "@hono/zod-openapi";
-import { BASIC_AUTH, jsonRequestBody, jsonContent, ProblemSchema, problemResponses, TimeSchema } from "../http/openapi";
+import {
+  BASIC_AUTH,
+  jsonRequestBody,
+  jsonContent,
+  ProblemSchema,
+  problemResponses,
+  REPLAYED_HEADER,
+  TimeSchema,
+} from "../http/openapi";
 import {
   AdmissionProblemSchema,
   AdmissionRequestSchema,
@@ -12,7 +20,9 @@ import {
   AvailabilitySchema,
   BuyMuseumTicketsRequestSchema,
   BuyMuseumTicketsResponseSchema,
+  CancellationRequestSchema,
   IdempotencyHeadersSchema,
+  TicketCancellationSchema,
   TicketIdParamsSchema,
   TicketStatusSchema,
 } from "./schemas";
@@ -39,10 +49,7 @@ export const buyMuseumTickets = createRoute({
       ...jsonContent(BuyMuseumTicketsResponseSchema, "Created."),
       headers: {
         Location: { description: "The ticket's image.", schema: { type: "string" } },
-        "Idempotent-Replayed": {
-          description: "`true` when this is the stored response of an earlier request with the same key.",
-          schema: { type: "string" },
-        },
+        ...REPLAYED_HEADER,
       },
     },
     409: {
@@ -139,13 +146,13 @@ export const admitTicket = createRoute({
   operationId: "admitTicket",
   summary: "Admit a ticket at the gate",
   description:
-    "Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). Roles: gate, admin.",
+    "Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,
-  request: { body: jsonRequestBody(AdmissionRequestSchema) },
+  request: { headers: IdempotencyHeadersSchema, body: jsonRequestBody(AdmissionRequestSchema) },
   responses: {
-    201: jsonContent(AdmissionSchema, "Admitted now: let the visitor in."),
+    201: { ...jsonContent(AdmissionSchema, "Admitted now: let the visitor in."), headers: REPLAYED_HEADER },
     409: admissionProblem(
       "`/problems/already-admitted` (with `admittedAt` and `gate` of the first admission) or `/problems/ticket-cancelled`.",
     ),
@@ -153,6 +160,28 @@ export const admitTicket = createRoute({
       "`/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
     ),
     ...problemResponses(400, 401, 403, 413, 415),
+  },
+});
+
+export const cancelTicket = createRoute({
+  method: "post",
+  path: "/tickets/{ticketId}/cancellation",
+  operationId: "cancelTicket",
+  summary: "Cancel a ticket at the box office",
+  description:
+    "Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin: any ticket; sales: only tickets it sold itself (another account's ticket is 404).",
+  tags: ["Cancellation"],
+  security: BASIC_AUTH,
+  ...staff,
+  request: { params: TicketIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonRequestBody(CancellationRequestSchema) },
+  responses: {
+    200: { ...jsonContent(TicketCancellationSchema, "Cancelled now."), headers: REPLAYED_HEADER },
+    409: {
+      description:
+        "`/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`) or `/problems/ticket-expired` (its day or slot is over). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed.",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+    ...problemResponses(400, 401, 403, 404, 413, 415, 422),
   },
 });
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
-import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
 
 const TicketTypeSchema = z
   .enum(["event", "general"], { error: "Must be 'general' or 'event'." })
@@ -11,31 +11,59 @@ const TicketTypeSchema = z
   });
 export type TicketType = z.infer<typeof TicketTypeSchema>;
 
-const EmailSchema = z
+export const EmailSchema = z
   .email({ error: "Must be a valid e-mail address." })
   .max(254, { error: "Must be at most 254 characters." })
   .openapi("Email", { description: "Email address for ticket purchaser.", example: "museum-lover@example.com" });
 
-const PhoneSchema = z
+export const PhoneSchema = z
   .string()
   .regex(/^[0-9 +().-]{5,32}$/, { error: "Must be 5 to 32 characters of digits, spaces and + ( ) - ." })
   .openapi("Phone", { description: "Phone number for the ticket purchaser (optional).", example: "+1(234)-567-8910" });
 
-const PurchaseFields = {
-  ticketDate: z.string(),
-  email: z.string(),
-  phone: z.string().optional(),
-};
-
 /**
- * A valid purchase, as the service works with it: a general ticket has no
+ * A valid ticket line, as the service works with it: a general ticket has no
  * event and may have an entry time, an event ticket has an event.
  */
-const PurchaseSchema = z.discriminatedUnion("ticketType", [
-  z.object({ ticketType: z.literal("general"), entryTime: z.string().optional(), ...PurchaseFields }),
-  z.object({ ticketType: z.literal("event"), eventId: z.string(), ...PurchaseFields }),
+const TicketLineSchema = z.discriminatedUnion("ticketType", [
+  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional() }),
+  z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string() }),
 ]);
+export type TicketLine = z.infer<typeof TicketLineSchema>;
+
+const ContactSchema = z.object({ email: z.string(), phone: z.string().optional() });
+
+/** A valid purchase of one ticket: a line and the buyer's contact. */
+const PurchaseSchema = z.intersection(TicketLineSchema, ContactSchema);
 export type Purchase = z.infer<typeof PurchaseSchema>;
+
+/** The fields that say which ticket is bought, as a request sends them. */
+const lineFields = {
+  ticketType: TicketTypeSchema,
+  eventId: EventIdSchema.optional().openapi({
+    description:
+      "Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.",
+  }),
+  ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
+  entryTime: TimeSchema.optional().openapi({
+    description:
+      "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).",
+    example: "10:30",
+  }),
+};
+
+/** The rules between a line's fields, reported per field with every other failure. */
+function checkLineFields(line: { ticketType: TicketType; eventId?: string; entryTime?: string }, ctx: z.RefinementCtx) {
+  if (line.ticketType === "event" && line.entryTime !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["entryTime"], message: "Must be left out for event tickets." });
+  }
+  if (line.ticketType === "event" && line.eventId === undefined) {
+    ctx.addIssue({ code: "custom", path: ["eventId"], message: "Required for event tickets." });
+  }
+  if (line.ticketType === "general" && line.eventId !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["eventId"], message: "Must be left out for general tickets." });
+  }
+}
 
 /**
  * The request body. It is validated (and documented in the OpenAPI document)
@@ -44,36 +72,19 @@ export type Purchase = z.infer<typeof PurchaseSchema>;
  * body then becomes the `Purchase` union.
  */
 export const BuyMuseumTicketsRequestSchema = z
-  .strictObject({
-    ticketType: TicketTypeSchema,
-    eventId: EventIdSchema.optional().openapi({
-      description:
-        "Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.",
-    }),
-    ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
-    email: EmailSchema,
-    phone: PhoneSchema.optional(),
-    entryTime: TimeSchema.optional().openapi({
-      description:
-        "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).",
-      example: "10:30",
-    }),
-  })
-  .superRefine((body, ctx) => {
-    if (body.ticketType === "event" && body.entryTime !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["entryTime"], message: "Must be left out for event tickets." });
-    }
-    if (body.ticketType === "event" && body.eventId === undefined) {
-      ctx.addIssue({ code: "custom", path: ["eventId"], message: "Required for event tickets." });
-    }
-    if (body.ticketType === "general" && body.eventId !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["eventId"], message: "Must be left out for general tickets." });
-    }
-  })
+  .strictObject({ ...lineFields, email: EmailSchema, phone: PhoneSchema.optional() })
+  .superRefine(checkLineFields)
   .pipe(PurchaseSchema)
   .openapi("BuyMuseumTicketsRequest", { description: "Request payload used for purchasing museum tickets." });
 
-const TicketIdSchema = UuidSchema.openapi("TicketId", {
+/** One ticket of an order, validated as a purchase's fields are. */
+export const TicketLineRequestSchema = z
+  .strictObject(lineFields)
+  .superRefine(checkLineFields)
+  .pipe(TicketLineSchema)
+  .openapi("TicketLine", { description: "One ticket of an order: the fields of `POST /tickets` without the buyer's contact." });
+
+export const TicketIdSchema = UuidSchema.openapi("TicketId", {
   description: "Unique identifier for museum ticket. Generated when purchased.",
   example: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
 });
@@ -112,7 +123,7 @@ export const IdempotencyHeadersSchema = z.object({
         name: "idempotency-key",
         in: "header",
         description:
-          "Makes a purchase safe to retry: the same key and body from the same account within 24 hours returns the first response and buys nothing more.",
+          "Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422.",
       },
       example: "9f1c2a6e-0d4b-4a8e-b1f7-6c2e8d0a4b31",
     }),
@@ -134,8 +145,8 @@ export const AdmissionRequestSchema = z
 
 const EventIdOfTicket = EventIdSchema.optional().openapi({ description: "The event (event tickets only)." });
 const EventNameOfTicket = z.string().optional().openapi({ description: "The event's name (event tickets only)." });
-const Timestamp = z.string().openapi({ format: "date-time", example: "2026-12-01T14:03:07.123Z" });
-const Price = z.number().openapi({ format: "float", example: 25 });
+export const Timestamp = z.string().openapi({ format: "date-time", example: "2026-12-01T14:03:07.123Z" });
+export const Price = z.number().openapi({ format: "float", example: 25 });
 
 export const AdmissionSchema = z
   .object({
@@ -169,6 +180,24 @@ export const AdmissionProblemSchema = z
   })
   .openapi("AdmissionProblem", { description: "A refused admission (RFC 9457 problem details)." });
 
+/** An ISO 4217 currency code (configuration: CURRENCY). */
+export const CurrencySchema = z.string().openapi({ description: "ISO 4217 code of the museum's currency.", example: "USD" });
+
+/** An amount owed back. */
+export const RefundSchema = z
+  .object({ amount: Price.openapi({ description: "In the museum's currency, at most two decimals.", example: 25 }) })
+  .openapi("Refund");
+
+export const CancellationSchema = z
+  .object({
+    source: z
+      .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])
+      .openapi({ description: "Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price)." }),
+    reason: z.string().optional().openapi({ description: "The box office's reason, when one was given." }),
+    refund: RefundSchema,
+  })
+  .openapi("Cancellation", { description: "Why a cancelled ticket was cancelled, and what is owed back for it." });
+
 export const TicketStatusSchema = z
   .object({
     ticketId: TicketIdSchema,
@@ -177,10 +206,13 @@ export const TicketStatusSchema = z
     eventId: EventIdOfTicket,
     eventName: EventNameOfTicket,
     entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only)." }),
+    orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
+    currency: CurrencySchema,
     status: z.enum(["valid", "admitted", "cancelled"]).openapi("TicketStatusValue"),
     admittedAt: Timestamp.optional(),
     cancelledAt: Timestamp.optional(),
+    cancellation: CancellationSchema.optional().openapi({ description: "Cancelled tickets only." }),
   })
   .openapi("TicketStatus", { description: "A ticket's state; never the buyer's contact details." });
 export type TicketStatus = z.infer<typeof TicketStatusSchema>;
@@ -250,3 +282,14 @@ export const AvailabilitySchema = z
     description: "What is left to sell on a day. Advice, read from a replica that may be a moment behind: the purchase decides.",
   });
 export type Availability = z.infer<typeof AvailabilitySchema>;
+
+export const CancellationRequestSchema = z
+  .strictObject({
+    reason: textField(200, { description: "Why the ticket is given back (kept in the ticket's status).", example: "Visitor ill" }).optional(),
+  })
+  .openapi("CancellationRequest", { description: "A box-office cancellation; send `{}` when there is no reason to record." });
+
+export const TicketCancellationSchema = TicketStatusSchema.extend({
+  refund: RefundSchema.openapi({ description: "What is owed back for this cancellation: the price recorded at the sale." }),
+}).openapi("TicketCancellation", { description: "The ticket as cancelled now, and its refund." });
+export type TicketCancellation = z.infer<typeof TicketCancellationSchema>;

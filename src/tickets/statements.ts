@@ -4,21 +4,23 @@ import sql, { raw, type Sql } from "sql-template-tag";
 import { activeEventOn, eventIsActive, eventName } from "../events/statements";
 import { dayPlanOn, isSlotStart, keepsEntry, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
-import type { IsoDate } from "../platform/dates";
+import type { IsoDate, MuseumNow } from "../platform/dates";
 import { SQL_NOW } from "../platform/sql";
 import type { Purchase, TicketType } from "./schemas";
 
 export type NewTicket = Purchase & {
   ticketId: string;
   confirmationCode: string;
-  /** General tickets; an event ticket is priced from its event at the moment of sale. */
-  generalPriceCents: number;
+  /** The price recorded on the ticket: the general price, or its event's as the sale read it. */
+  priceCents: number;
   soldBy: string;
   /** The museum's date and time (`HH:mm`) now: today's general tickets are sold until closing time. */
-  museumNow: { today: IsoDate; time: string };
+  museumNow: MuseumNow;
+  /** The order the ticket is a line of (0-based), if any. */
+  order?: { orderId: string; line: number };
 };
 
-const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time)`;
+const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time, order_id, order_line)`;
 
 /** Where places are counted: a day's general tickets, an entry slot's, an event date's. */
 export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
@@ -36,17 +38,18 @@ const placesTaken = (date: Sql, scope: string, ref: Sql) =>
  * closing time (a timed ticket: before its slot ends); and a place is left
  * under the day's `capacity` and the slot's `slotCapacity`. An event ticket:
  * the event is active and has that date, a place is left under its
- * `capacity`, and its price is read in the same statement. `guard`, an SQL
+ * `capacity`. `guard`, an SQL
  * condition, must hold too (an Idempotency-Key's claim). Reads whether it wrote.
  */
 export function insertTicket(db: Db, ticket: NewTicket, guard: Sql = sql`1`): Step<boolean> {
-  const buyer = sql`${ticket.confirmationCode}, ${ticket.email}, ${ticket.phone ?? null}`;
+  const buyer = sql`${ticket.confirmationCode}, ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy}`;
+  const order = sql`${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}`;
   const date = sql`${ticket.ticketDate}`;
   if (ticket.ticketType === "event") {
     return step(
       db,
       sql`INSERT INTO tickets ${TICKET_COLUMNS}
-          SELECT ${ticket.ticketId}, 'event', ev.event_date, ev.event_id, ${buyer}, ev.price_cents, ${ticket.soldBy}, NULL
+          SELECT ${ticket.ticketId}, 'event', ev.event_date, ev.event_id, ${buyer}, NULL, ${order}
             FROM (${activeEventOn(ticket.eventId, ticket.ticketDate)}) ev
            WHERE (ev.capacity IS NULL OR ${placesTaken(date, "event", sql`${ticket.eventId}`)} < ev.capacity)
              AND ${guard}`,
@@ -58,7 +61,7 @@ export function insertTicket(db: Db, ticket: NewTicket, guard: Sql = sql`1`): St
   return step(
     db,
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
-        SELECT ${ticket.ticketId}, 'general', ${date}, NULL, ${buyer}, ${ticket.generalPriceCents}, ${ticket.soldBy}, ${entry}
+        SELECT ${ticket.ticketId}, 'general', ${date}, NULL, ${buyer}, ${entry}, ${order}
           FROM (SELECT ${dayPlanOn(date)} AS plan) d
          WHERE d.plan IS NOT NULL
            AND ((d.plan ->> 'entrySlotMinutes') IS NULL) = (${entry} IS NULL)
@@ -124,6 +127,9 @@ export function ticketExists(ticketId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE ticket_id = ${ticketId})`;
 }
 
+/** Who cancelled a ticket: the box office, or a change by the museum. */
+export type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+
 /** A ticket's facts as every read of it names them (never the buyer's contact details). */
 export type TicketRow = {
   ticket_id: string;
@@ -134,16 +140,96 @@ export type TicketRow = {
   confirmation_code: string;
   entry_time: string | null;
   price_cents: number;
+  sold_by: string;
+  order_id: string | null;
   cancelled_at: string | null;
+  cancel_source: CancelSource | null;
+  cancel_reason: string | null;
+  refund_cents: number | null;
   admitted_at: string | null;
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-  t.confirmation_code, t.entry_time, t.price_cents, t.cancelled_at, t.admitted_at`;
+  t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
+  t.cancelled_at, t.cancel_source, t.cancel_reason, t.refund_cents, t.admitted_at`;
 
 /** A ticket, or null. */
 export function selectTicket(db: Db, ticketId: string): Step<TicketRow | null> {
   return step(db, sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.ticket_id = ${ticketId}`, read.first<TicketRow>());
+}
+
+/** The tickets of an order, in the order of its lines. */
+export function selectOrderTickets(db: Db, orderId: string): Step<TicketRow[]> {
+  return step(
+    db,
+    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id = ${orderId} ORDER BY t.order_line`,
+    read.rows<TicketRow>(),
+  );
+}
+
+/** How many tickets of the order `orderId` are written (an SQL expression, for a guard). */
+export function orderTicketCount(orderId: string): Sql {
+  return sql`(SELECT count(*) FROM tickets WHERE order_id = ${orderId})`;
+}
+
+/** A box-office cancellation: which tickets (one, or an order's), by whom, and why. */
+export type BoxOfficeCancellation = {
+  target: { ticketId: string } | { orderId: string };
+  cancellationId: string;
+  /** When (RFC 3339, UTC). */
+  cancelledAt: string;
+  reason: string | null;
+  /** Only tickets this account sold (a sales account); null: any (admin). */
+  soldBy: string | null;
+  museumNow: MuseumNow;
+};
+
+/** A ticket a cancellation took, and what is owed back for it. */
+export type CancelledTicket = { ticket_id: string; refund_cents: number };
+
+/**
+ * Cancels the target's tickets that can still be cancelled, refunding their
+ * recorded price: valid (neither admitted nor cancelled), sold by `soldBy`
+ * when given, and still sellable (a later day; today: an event ticket all
+ * day, a general one until closing, a timed one until its slot ends). `guard`,
+ * an SQL condition, must hold too (an Idempotency-Key's claim). Reads the
+ * tickets it cancelled; the places they took are free when it returns
+ * (migrations/0011_capacity.sql).
+ */
+export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, guard: Sql = sql`1`): Step<CancelledTicket[]> {
+  const { target, museumNow } = cancellation;
+  const plan = dayPlanOn(raw("t.ticket_date"));
+  return step(
+    db,
+    sql`UPDATE tickets AS t
+           SET cancelled_at = ${cancellation.cancelledAt}, cancellation_id = ${cancellation.cancellationId},
+               cancel_source = 'box-office', cancel_reason = ${cancellation.reason}, refund_cents = t.price_cents
+         WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId}` : sql`t.order_id = ${target.orderId}`}
+           AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
+           AND (${cancellation.soldBy} IS NULL OR t.sold_by = ${cancellation.soldBy})
+           AND (t.ticket_date > ${museumNow.today}
+                OR (t.ticket_date = ${museumNow.today}
+                    AND (t.ticket_type = 'event'
+                         OR ${museumNow.time} < CASE WHEN t.entry_time IS NULL THEN ${plan} ->> 'timeClose'
+                                                     ELSE ${slotEndOf(plan, raw("t.entry_time"))} END)))
+           AND ${guard}
+        RETURNING ticket_id, refund_cents`,
+    read.rows<CancelledTicket>(),
+  );
+}
+
+/** True once the cancellation `cancellationId` took a ticket. */
+export function cancellationMade(cancellationId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE cancellation_id = ${cancellationId})`;
+}
+
+/** The tickets the cancellation `cancellationId` took (for its answer again). */
+export function selectCancelledBy(db: Db, cancellationId: string): Step<CancelledTicket[]> {
+  return step(
+    db,
+    sql`SELECT ticket_id, refund_cents FROM tickets WHERE cancellation_id = ${cancellationId}`,
+    read.rows<CancelledTicket>(),
+  );
 }
 
 /** A ticket as the admission batch finds it after its write: `admitted_at` is its admission's. */
@@ -165,8 +251,13 @@ export type AdmissionAttempt = {
  * with ON CONFLICT DO NOTHING makes it succeed once per ticket however many
  * gates try at the same moment. The ticket row follows, and the read tells
  * whether `admissionId` is the admission now on record (null: no such ticket).
+ * `guard`, an SQL condition, must hold for the insert (an Idempotency-Key's claim).
  */
-export function recordAdmission(db: Db, attempt: AdmissionAttempt): [Step<void>, Step<void>, Step<AdmissionRow | null>] {
+export function recordAdmission(
+  db: Db,
+  attempt: AdmissionAttempt,
+  guard: Sql = sql`1`,
+): [Step<void>, Step<void>, Step<AdmissionRow | null>] {
   return [
     step(
       db,
@@ -175,6 +266,7 @@ export function recordAdmission(db: Db, attempt: AdmissionAttempt): [Step<void>,
            WHERE t.ticket_id = ${attempt.ticketId} AND t.ticket_date = ${attempt.today}
              AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
              AND (t.entry_time IS NULL OR t.entry_time <= ${attempt.latestEntryTime})
+             AND ${guard}
           ON CONFLICT (ticket_id) DO NOTHING`,
       read.nothing,
     ),
@@ -187,13 +279,28 @@ export function recordAdmission(db: Db, attempt: AdmissionAttempt): [Step<void>,
     ),
     step(
       db,
-      sql`SELECT t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-                 t.confirmation_code, t.entry_time, t.price_cents, t.cancelled_at, a.admission_id, a.admitted_at, a.gate
+      sql`SELECT ${TICKET_ROW}, a.admission_id, a.gate
             FROM tickets t LEFT JOIN admissions a ON a.ticket_id = t.ticket_id
            WHERE t.ticket_id = ${attempt.ticketId}`,
       read.first<AdmissionRow>(),
     ),
   ];
+}
+
+/** An admission and its ticket as the admission recorded them, or null (for an admission's answer again). */
+export function selectAdmission(db: Db, admissionId: string): Step<AdmissionRow | null> {
+  return step(
+    db,
+    sql`SELECT ${TICKET_ROW}, a.admission_id, a.gate
+          FROM admissions a JOIN tickets t ON t.ticket_id = a.ticket_id
+         WHERE a.admission_id = ${admissionId}`,
+    read.first<AdmissionRow>(),
+  );
+}
+
+/** True once the admission `admissionId` is on record. */
+export function admissionMade(admissionId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM admissions WHERE admission_id = ${admissionId})`;
 }
 
 export type AttendanceRow = {
@@ -223,8 +330,11 @@ export function selectAttendance(db: Db, date: IsoDate): Step<AttendanceRow[]> {
   return step(db, attendanceQuery(date), read.rows<AttendanceRow>());
 }
 
-/** A schedule change that sold tickets must follow. */
-export type TicketCause =
+/**
+ * A schedule change that sold tickets must follow. Only tickets for `today`
+ * (the museum's) or later follow it: admitted and past tickets keep their state.
+ */
+export type TicketCause = { today: IsoDate } & (
   /** The event is deleted: its valid tickets are cancelled with it. */
   | { kind: "event-deleted"; eventId: string }
   /** The event changes; `dates`, when given, replace its dates. */
@@ -236,36 +346,51 @@ export type TicketCause =
    */
   | { kind: "day-changed"; date: IsoDate; plan: Sql; cancelTickets: boolean }
   /**
-   * The weekly schedule changes: from `from` on, every date it `decides`
-   * (an SQL condition of the date) gets the plan `planOn(date)` (JSON, NULL: closed).
+   * The weekly schedule changes: every date it `decides` (an SQL condition
+   * of the date) gets the plan `planOn(date)` (JSON, NULL: closed).
    */
   | {
       kind: "week-changed";
-      from: IsoDate;
       decides: (date: Sql) => Sql;
       planOn: (date: Sql) => Sql;
       cancelTickets: boolean;
-    };
+    }
+);
 
 const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL`;
 
 /** The valid tickets a cause leaves without their day (a condition on `tickets`), or null when it strands none. */
 export function strandedBy(cause: TicketCause): Sql | null {
+  const valid = sql`${VALID} AND ticket_date >= ${cause.today}`;
   switch (cause.kind) {
     case "event-deleted":
-      return sql`event_id = ${cause.eventId} AND ${VALID} AND ${eventIsActive(sql`${cause.eventId}`)}`;
+      return sql`event_id = ${cause.eventId} AND ${valid} AND ${eventIsActive(sql`${cause.eventId}`)}`;
     case "event-changed":
       if (!cause.dates) return null;
-      return sql`event_id = ${cause.eventId} AND ${VALID} AND ${eventIsActive(sql`${cause.eventId}`)}
+      return sql`event_id = ${cause.eventId} AND ${valid} AND ${eventIsActive(sql`${cause.eventId}`)}
                  AND ticket_date NOT IN (SELECT value FROM json_each(${JSON.stringify(cause.dates)}))`;
     case "day-changed":
-      return sql`ticket_type = 'general' AND ticket_date = ${cause.date} AND ${VALID}
+      return sql`ticket_type = 'general' AND ticket_date = ${cause.date} AND ${valid}
                  AND NOT ${keepsEntry(cause.plan, raw("entry_time"))}`;
     case "week-changed": {
       const date = raw("ticket_date");
-      return sql`ticket_type = 'general' AND ticket_date >= ${cause.from} AND ${VALID}
+      return sql`ticket_type = 'general' AND ${valid}
                  AND ${cause.decides(date)} AND NOT ${keepsEntry(cause.planOn(date), raw("entry_time"))}`;
     }
+  }
+}
+
+/** What a cancellation by `cause` is recorded as (an SQL expression of a ticket's row). */
+function cancelSourceOf(cause: TicketCause): Sql {
+  switch (cause.kind) {
+    case "event-deleted":
+      return sql`${"event-deleted" satisfies CancelSource}`;
+    case "event-changed":
+      return sql`${"date-removed" satisfies CancelSource}`;
+    case "day-changed":
+      return sql`CASE WHEN ${cause.plan} IS NULL THEN ${"closure" satisfies CancelSource} ELSE ${"schedule-change" satisfies CancelSource} END`;
+    case "week-changed":
+      return sql`${"schedule-change" satisfies CancelSource}`;
   }
 }
 
@@ -274,9 +399,14 @@ export function anyTicket(stranded: Sql): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE ${stranded})`;
 }
 
-/** Cancels the tickets `stranded` names. */
-export function cancelTickets(db: Db, stranded: Sql): Step<void> {
-  return step(db, sql`UPDATE tickets SET cancelled_at = ${SQL_NOW} WHERE ${stranded}`, read.nothing);
+/** Cancels the tickets `stranded` names, for `cause`: the museum's change refunds their full price. */
+export function cancelTickets(db: Db, stranded: Sql, cause: TicketCause): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET cancelled_at = ${SQL_NOW}, cancel_source = ${cancelSourceOf(cause)}, refund_cents = price_cents
+         WHERE ${stranded}`,
+    read.nothing,
+  );
 }
 
 /** How many tickets `stranded` names, per date, in date order. */

@@ -1,5 +1,6 @@
 // What a ticket's state is: the tickets feature's read model of one ticket.
 import { type Db, runStep } from "../platform/batch";
+import { amountOf } from "../platform/money";
 import type { TicketStatus } from "./schemas";
 import { selectTicket, type TicketRow } from "./statements";
 
@@ -14,16 +15,31 @@ export function ticketFacts(row: TicketRow) {
   };
 }
 
-/** A ticket's status (cancelled, admitted or valid), or null for an unknown ticket. One round trip. */
-export async function ticketStatus(db: Db, ticketId: string): Promise<TicketStatus | null> {
-  const row = await runStep(selectTicket(db, ticketId));
-  if (!row) return null;
+/** A ticket's status (cancelled, admitted or valid), with its cancellation's trail. */
+export function ticketStatusOf(row: TicketRow, currency: string): TicketStatus {
   return {
     ...ticketFacts(row),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
-    price: row.price_cents / 100,
+    ...(row.order_id === null ? {} : { orderId: row.order_id }),
+    price: amountOf(row.price_cents),
+    currency,
     status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : "valid",
     ...(row.admitted_at === null ? {} : { admittedAt: row.admitted_at }),
     ...(row.cancelled_at === null ? {} : { cancelledAt: row.cancelled_at }),
+    ...(row.cancelled_at === null || row.cancel_source === null
+      ? {}
+      : {
+          cancellation: {
+            source: row.cancel_source,
+            ...(row.cancel_reason === null ? {} : { reason: row.cancel_reason }),
+            refund: { amount: amountOf(row.refund_cents ?? row.price_cents) },
+          },
+        }),
   };
+}
+
+/** A ticket's status, or null for an unknown ticket. One round trip. */
+export async function ticketStatus(db: Db, ticketId: string, currency: string): Promise<TicketStatus | null> {
+  const row = await runStep(selectTicket(db, ticketId));
+  return row && ticketStatusOf(row, currency);
 }

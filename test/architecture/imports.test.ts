@@ -32,7 +32,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   "http": ["env.ts", "platform"],
   "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
-  "idempotency": ["platform"],
+  "idempotency": ["platform", "http"],
   // A closure's batch carries the tickets' part (tickets/follow.ts).
   "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
   // Tickets put the events' and the hours' read fragments in their own statements.

@@ -14,7 +14,7 @@ const nextYear = yearAllocator(4000);
 
 const insertSpecialEvent = async (db: Db, event: CreateSpecialEventRequest) => (await createEvent(db, event)).event;
 const findSpecialEvent = findEvent;
-const cancelSpecialEvent = cancelEvent;
+const cancelSpecialEvent = (db: Parameters<typeof cancelEvent>[0], eventId: string) => cancelEvent(db, eventId, "2000-01-01");
 const listSpecialEventsInWindow = listEvents;
 const writeSpecialEventChanges = async (db: Db, eventId: string, changes: UpdateSpecialEventRequest) =>
   (await updateEvent(db, eventId, changes, { cancelTickets: false, today: "2000-01-01" }))?.event ?? null;

@@ -234,10 +234,10 @@ describe("a ticket and its idempotency record are written wholly or not at all",
 
     const [ticketId] = await ticketsOf(email);
     expect(ticketId).toBeDefined();
-    const record = await env.DB.prepare("SELECT ticket_id, response_body FROM idempotency_keys WHERE idempotency_key = ?1")
+    const record = await env.DB.prepare("SELECT resource_id, response_body FROM idempotency_keys WHERE idempotency_key = ?1")
       .bind(key)
-      .first<{ ticket_id: string; response_body: string }>();
-    expect(record?.ticket_id).toBe(ticketId);
+      .first<{ resource_id: string; response_body: string }>();
+    expect(record?.resource_id).toBe(ticketId);
 
     const retry = await buy(body, key);
     expect(retry.status).toBe(201);

@@ -39,6 +39,10 @@ type Fixture = {
   admittable: string[];
   /** A code whose signature does not verify. */
   forgedCode: string;
+  /** Tickets to cancel, one per cancellation; an order to read and one to cancel. */
+  cancellable: string[];
+  orderId: string;
+  cancellableOrderId: string;
 };
 
 type Budget = {
@@ -58,7 +62,9 @@ const send = (method: string, path: string, json: unknown, headers: Record<strin
   api(path, { method, as, json, headers: { ...MEASURED_CLIENT, ...headers } });
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send("POST", path, json, headers);
 const eventTicket = (f: Fixture) => ({ ...GENERAL, ticketType: "event", eventId: f.eventId, ticketDate: "2026-12-05" });
-const admit = (code: string) => send("POST", "/v1.1/admissions", { code }, {}, "gate");
+const admit = (code: string, headers: Record<string, string> = {}) => send("POST", "/v1.1/admissions", { code }, headers, "gate");
+/** An order of `lines` general tickets (a school class: 50). */
+const orderOf = (lines: number) => ({ email: GENERAL.email, tickets: Array.from({ length: lines }, () => ({ ticketType: "general", ticketDate: GENERAL.ticketDate })) });
 
 /** A day with every limit: a daily capacity and entry slots. */
 const TIMED_DAY = "2026-12-08";
@@ -111,6 +117,45 @@ const BUDGETS: Budget[] = [
   },
   { request: "POST /admissions, genuine code", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.admittable.pop()!) },
   { request: "POST /admissions, forged code", roundTrips: 0, status: 422, as: "gate", send: (f) => admit(f.forgedCode) },
+  {
+    request: "POST /admissions, Idempotency-Key",
+    roundTrips: 2,
+    status: 201,
+    as: "gate",
+    send: (f) => admit(f.admittable.pop()!, { "Idempotency-Key": crypto.randomUUID() }),
+  },
+  { request: "POST /orders, 50 general lines", roundTrips: 1, status: 201, send: () => post("/v1.1/orders", orderOf(50)) },
+  {
+    request: "POST /orders, 50 general lines, Idempotency-Key",
+    roundTrips: 2,
+    status: 201,
+    send: () => post("/v1.1/orders", orderOf(50), { "Idempotency-Key": crypto.randomUUID() }),
+  },
+  {
+    request: "POST /orders, 4 lines with an event's",
+    roundTrips: 2,
+    status: 201,
+    send: (f) => post("/v1.1/orders", { ...orderOf(3), tickets: [...orderOf(3).tickets, { ticketType: "event", eventId: f.eventId, ticketDate: "2026-12-05" }] }),
+  },
+  { request: "GET /orders/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/orders/${f.orderId}`)() },
+  {
+    request: "POST /tickets/{id}/cancellation",
+    roundTrips: 1,
+    status: 200,
+    send: (f) => post(`/v1.1/tickets/${f.cancellable.pop()}/cancellation`, {}),
+  },
+  {
+    request: "POST /orders/{id}/cancellation",
+    roundTrips: 1,
+    status: 200,
+    send: (f) => post(`/v1.1/orders/${f.cancellableOrderId}/cancellation`, {}),
+  },
+  {
+    request: "GET /tickets/{id}, unknown: read again on the primary",
+    roundTrips: 2,
+    status: 404,
+    send: () => get(`/v1.1/tickets/${crypto.randomUUID()}`)(),
+  },
   { request: "GET /tickets/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}`)() },
   { request: "GET /admissions/summary", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/summary?date=${TODAY}`) },
   {
@@ -152,7 +197,16 @@ describe("D1 round trips per request, login remembered", () => {
     // A ticket for today (an event's, so the museum's opening hours do not matter) and its code.
     const today = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
     const code = await signTicketToken(today, signingKeysFromEnv(env));
-    fixture.admittable = [code];
+    const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
+    fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
+    fixture.cancellable = [(await sold(GENERAL)).ticketId];
+    const placeOrder = async () => {
+      const res = await post("/v1.1/orders", orderOf(2));
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { orderId: string }).orderId;
+    };
+    fixture.orderId = await placeOrder();
+    fixture.cancellableOrderId = await placeOrder();
     // One character of the signature changed (not the last: its low bits are padding).
     const at = code.length - 10;
     fixture.forgedCode = `${code.slice(0, at)}${code[at] === "A" ? "B" : "A"}${code.slice(at + 1)}`;

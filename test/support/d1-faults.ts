@@ -30,8 +30,13 @@ export type D1Fault = {
    * - `constraint` (batches only): a real statement that violates a CHECK
    *   constraint runs inside the batch after its first `after` statements,
    *   so D1 itself fails the batch and rolls back what those statements did.
+   * - `stale-read` (`all` and `batch`): on a session that may read from a
+   *   replica (`first-unconstrained`), the read finds no rows, as on a
+   *   replica that has not yet received a write made a moment ago; a batch
+   *   answers its matching statements so. Sessions on the primary are not
+   *   counted.
    */
-  effect?: "throw" | "lost-response" | "constraint";
+  effect?: "throw" | "lost-response" | "constraint" | "stale-read";
   /** The message thrown by `throw` and `lost-response` (default: D1's "Network connection lost"). */
   message?: string;
   /** For `constraint`: how many of the batch's statements run before the failing one (default: all). */
@@ -82,10 +87,11 @@ function matches(fault: ArmedFault, sqls: string[]): boolean {
 }
 
 /** The fault that fires on this call, if any (counting the call for every armed fault it matches). */
-function take(operation: D1Operation, sqls: string[]): ArmedFault | undefined {
+function take(operation: D1Operation, sqls: string[], onReplica = false): ArmedFault | undefined {
   let firing: ArmedFault | undefined;
   for (const fault of armed) {
     if (fault.fired || fault.on !== operation || !matches(fault, sqls)) continue;
+    if (fault.effect === "stale-read" && !onReplica) continue;
     fault.seen += 1;
     if (!firing && fault.seen === (fault.nth ?? 1)) {
       fault.fired = true;
@@ -102,9 +108,21 @@ async function send<T>(hook: D1RoundTripHook | undefined, call: () => Promise<T>
   return call();
 }
 
-async function perform<T>(operation: D1Operation, sqls: string[], hook: D1RoundTripHook | undefined, call: () => Promise<T>): Promise<T> {
-  const fault = take(operation, sqls);
+/** What a replica that has none of the rows answers. */
+function noRows<T>(result: D1Result<T>): D1Result<T> {
+  return { ...result, results: [] };
+}
+
+async function perform<T>(
+  operation: D1Operation,
+  sqls: string[],
+  hook: D1RoundTripHook | undefined,
+  call: () => Promise<T>,
+  onReplica: boolean,
+): Promise<T> {
+  const fault = take(operation, sqls, onReplica);
   if (!fault) return send(hook, call);
+  if (fault.effect === "stale-read") return noRows((await send(hook, call)) as D1Result) as T;
   if (fault.effect === "lost-response") await send(hook, call);
   throw new Error(fault.message ?? D1_NETWORK_LOST);
 }
@@ -114,31 +132,32 @@ class FaultyStatement {
     readonly real: D1PreparedStatement,
     readonly sql: string,
     readonly hook: D1RoundTripHook | undefined,
+    readonly onReplica: boolean,
   ) {}
 
   bind(...values: unknown[]): D1PreparedStatement {
-    return wrap(this.real.bind(...values), this.sql, this.hook);
+    return wrap(this.real.bind(...values), this.sql, this.hook, this.onReplica);
   }
 
   first(column?: string) {
-    return perform("first", [this.sql], this.hook, () => (column === undefined ? this.real.first() : this.real.first(column)));
+    return perform("first", [this.sql], this.hook, () => (column === undefined ? this.real.first() : this.real.first(column)), this.onReplica);
   }
 
   run() {
-    return perform("run", [this.sql], this.hook, () => this.real.run());
+    return perform("run", [this.sql], this.hook, () => this.real.run(), this.onReplica);
   }
 
   all() {
-    return perform("all", [this.sql], this.hook, () => this.real.all());
+    return perform("all", [this.sql], this.hook, () => this.real.all(), this.onReplica);
   }
 
   raw(options?: { columnNames?: boolean }) {
-    return perform("raw", [this.sql], this.hook, () => this.real.raw(options as { columnNames: true }));
+    return perform("raw", [this.sql], this.hook, () => this.real.raw(options as { columnNames: true }), this.onReplica);
   }
 }
 
-function wrap(statement: D1PreparedStatement, sql: string, hook: D1RoundTripHook | undefined): D1PreparedStatement {
-  return new FaultyStatement(statement, sql, hook) as unknown as D1PreparedStatement;
+function wrap(statement: D1PreparedStatement, sql: string, hook: D1RoundTripHook | undefined, onReplica: boolean): D1PreparedStatement {
+  return new FaultyStatement(statement, sql, hook, onReplica) as unknown as D1PreparedStatement;
 }
 
 function unwrap(statement: D1PreparedStatement): D1PreparedStatement {
@@ -149,16 +168,21 @@ function sqlOf(statement: D1PreparedStatement): string {
   return statement instanceof FaultyStatement ? statement.sql : "";
 }
 
-function faultyDb(db: Db, hook: D1RoundTripHook | undefined): Db {
+function faultyDb(db: Db, hook: D1RoundTripHook | undefined, onReplica = false): Db {
   return {
     prepare(query: string) {
       if (take("prepare", [query])) throw new Error(D1_NETWORK_LOST);
-      return wrap(db.prepare(query), query, hook);
+      return wrap(db.prepare(query), query, hook, onReplica);
     },
     async batch<T = unknown>(statements: D1PreparedStatement[]) {
-      const fault = take("batch", statements.map(sqlOf));
+      const sqls = statements.map(sqlOf);
+      const fault = take("batch", sqls, onReplica);
       const real = statements.map(unwrap);
       if (!fault) return send(hook, () => db.batch<T>(real));
+      if (fault.effect === "stale-read") {
+        const results = await send(hook, () => db.batch<T>(real));
+        return results.map((result, i) => (matches(fault, [sqls[i]!]) ? noRows(result) : result));
+      }
       if (fault.effect === "constraint") {
         const at = Math.min(fault.after ?? real.length, real.length);
         return send(hook, () => db.batch<T>([...real.slice(0, at), db.prepare(FAILING_STATEMENT), ...real.slice(at)]));
@@ -179,7 +203,8 @@ export function withD1Faults(db: D1Database, onRoundTrip?: D1RoundTripHook): D1D
     ...faultyDb(db, onRoundTrip),
     withSession(constraintOrBookmark?: string) {
       const session = db.withSession(constraintOrBookmark);
-      return { ...faultyDb(session, onRoundTrip), getBookmark: () => session.getBookmark() };
+      const onReplica = constraintOrBookmark === "first-unconstrained";
+      return { ...faultyDb(session, onRoundTrip, onReplica), getBookmark: () => session.getBookmark() };
     },
   } as D1Database;
 }

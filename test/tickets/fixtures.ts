@@ -35,3 +35,56 @@ export function buy(json: unknown, options: { as?: "admin" | "sales"; key?: stri
     headers: options.key === undefined ? {} : { "Idempotency-Key": options.key },
   });
 }
+
+/** Sends `POST /orders`. */
+export function order(json: unknown, options: { as?: "admin" | "sales" | "gate"; key?: string; headers?: Record<string, string> } = {}) {
+  return api("/v1.1/orders", {
+    method: "POST",
+    as: options.as ?? "sales",
+    json,
+    headers: { ...options.headers, ...(options.key === undefined ? {} : { "Idempotency-Key": options.key }) },
+  });
+}
+
+/** Sends a box-office cancellation of a ticket (`/tickets/{id}`) or an order (`/orders/{id}`). */
+export function cancel(
+  resource: string,
+  json: unknown = {},
+  options: { as?: "admin" | "sales" | "gate"; key?: string; headers?: Record<string, string> } = {},
+) {
+  return api(`/v1.1${resource}/cancellation`, {
+    method: "POST",
+    as: options.as ?? "sales",
+    json,
+    headers: { ...options.headers, ...(options.key === undefined ? {} : { "Idempotency-Key": options.key }) },
+  });
+}
+
+/** A line of an order's 201. */
+export type OrderTicket = {
+  ticketId: string;
+  ticketType: "general" | "event";
+  ticketDate: string;
+  eventId?: string;
+  eventName?: string;
+  entryTime?: string;
+  price: number;
+  confirmationCode: string;
+};
+
+export type OrderResponse = { orderId: string; totalPrice: number; currency: string; tickets: OrderTicket[] };
+
+/** A ticket's status as `GET /tickets/{id}` answers it. */
+export type TicketStatusJson = {
+  ticketId: string;
+  status: "valid" | "admitted" | "cancelled";
+  price: number;
+  currency: string;
+  orderId?: string;
+  entryTime?: string;
+  cancelledAt?: string;
+  admittedAt?: string;
+  cancellation?: { source: string; reason?: string; refund: { amount: number } };
+};
+
+export type OrderStatusJson = { orderId: string; createdAt: string; totalPrice: number; currency: string; tickets: TicketStatusJson[] };

@@ -57,7 +57,7 @@ describe("Idempotency-Key on POST /tickets", () => {
 
   it("answers 422 when the key's first request, still running, had another body", async () => {
     const key = crypto.randomUUID();
-    await claimIdempotencyKey(env.DB, { accountName: "test-sales", key }, "a-request-in-flight");
+    await claimIdempotencyKey(env.DB, { accountName: "test-sales", operation: "buyMuseumTickets", key }, "a-request-in-flight");
     const res = await buy({ ...body, email: `${key}@example.com` }, { key });
     await expectProblem(res, 422);
   });
@@ -67,7 +67,7 @@ describe("Idempotency-Key on POST /tickets", () => {
     const email = `${key}@example.com`;
     // Claim the key with this very body, as a concurrent first request would.
     const canonical = JSON.stringify({ email, ticketDate: body.ticketDate, ticketType: body.ticketType });
-    await claimIdempotencyKey(env.DB, { accountName: "test-sales", key }, await sha256Hex(canonical));
+    await claimIdempotencyKey(env.DB, { accountName: "test-sales", operation: "buyMuseumTickets", key }, await sha256Hex(canonical));
     const res = await buy({ ...body, email }, { key });
     await expectProblem(res, 409);
     expect(res.headers.get("Retry-After")).toBe("1");
@@ -76,7 +76,7 @@ describe("Idempotency-Key on POST /tickets", () => {
 
   it("takes over a claim abandoned for over a minute", async () => {
     const key = crypto.randomUUID();
-    await claimIdempotencyKey(env.DB, { accountName: "test-sales", key }, "crashed", new Date("2026-12-01T14:58:00Z"));
+    await claimIdempotencyKey(env.DB, { accountName: "test-sales", operation: "buyMuseumTickets", key }, "crashed", new Date("2026-12-01T14:58:00Z"));
     expect((await buy({ ...body, email: `${key}@example.com` }, { key })).status).toBe(201);
   });
 
@@ -144,8 +144,8 @@ describe("idempotency key expiry", () => {
   it("purges only expired keys", async () => {
     const fresh = crypto.randomUUID();
     const old = crypto.randomUUID();
-    await claimIdempotencyKey(env.DB, { accountName: "test-admin", key: old }, "h", new Date("2026-11-29T00:00:00Z"));
-    await claimIdempotencyKey(env.DB, { accountName: "test-admin", key: fresh }, "h", new Date("2026-12-01T14:00:00Z"));
+    await claimIdempotencyKey(env.DB, { accountName: "test-admin", operation: "buyMuseumTickets", key: old }, "h", new Date("2026-11-29T00:00:00Z"));
+    await claimIdempotencyKey(env.DB, { accountName: "test-admin", operation: "buyMuseumTickets", key: fresh }, "h", new Date("2026-12-01T14:00:00Z"));
     const purged = await purgeExpiredIdempotencyKeys(env.DB, new Date(NOW));
     expect(purged).toBeGreaterThanOrEqual(1);
     const { results } = await env.DB.prepare(
@@ -156,7 +156,7 @@ describe("idempotency key expiry", () => {
 
   it("runs from the Worker's Cron Trigger", async () => {
     const key = crypto.randomUUID();
-    await claimIdempotencyKey(env.DB, { accountName: "test-admin", key }, "h", new Date("2026-11-28T00:00:00Z"));
+    await claimIdempotencyKey(env.DB, { accountName: "test-admin", operation: "buyMuseumTickets", key }, "h", new Date("2026-11-28T00:00:00Z"));
     await worker.scheduled(createScheduledController({ cron: "17 * * * *" }), env);
     const row = await env.DB.prepare("SELECT 1 FROM idempotency_keys WHERE idempotency_key = ?1").bind(key).first();
     expect(row).toBeNull();
@@ -169,8 +169,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
   const purchase = (email: string) => ({ ticketType: "general" as const, ticketDate: "2026-12-02", email });
   const context = (key: string, now: Date) => ({
     soldBy: "test-sales",
-    today: "2026-12-01",
-    timeNow: "12:00",
+    museumNow: { today: "2026-12-01", time: "12:00" },
     generalPriceCents: 2500,
     idempotencyKey: key,
     now,
@@ -179,7 +178,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
   it("cannot insert once another request took its key over: the insert writes nothing and says so", async () => {
     const key = crypto.randomUUID();
     const email = `${key}@example.com`;
-    const scope = { accountName: "test-sales", key };
+    const scope = { accountName: "test-sales", operation: "buyMuseumTickets", key };
     const first = await claimIdempotencyKey(env.DB, scope, "same-body", T);
     const second = await claimIdempotencyKey(env.DB, scope, "same-body", LATER);
     if (first.kind !== "claimed" || second.kind !== "claimed") throw new Error("both claims should hold in turn");
@@ -188,7 +187,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
       ...purchase(email),
       ticketId: crypto.randomUUID(),
       confirmationCode: newConfirmationCode("general"),
-      generalPriceCents: 2500,
+      priceCents: 2500,
       soldBy: "test-sales",
       museumNow: { today: "2026-12-01", time: "12:00" },
     });
@@ -200,10 +199,10 @@ describe("a purchase stalled past the 60-second takeover", () => {
     const mine = ticket();
     expect(await writeTicket(env.DB, mine, { claim: second.claim, responseBody: "second" })).toBe("inserted");
     expect(await ticketCount(email)).toBe(1);
-    const row = await env.DB.prepare("SELECT response_body, ticket_id FROM idempotency_keys WHERE idempotency_key = ?1")
+    const row = await env.DB.prepare("SELECT response_body, resource_id FROM idempotency_keys WHERE idempotency_key = ?1")
       .bind(key)
       .first();
-    expect(row).toEqual({ response_body: "second", ticket_id: mine.ticketId });
+    expect(row).toEqual({ response_body: "second", resource_id: mine.ticketId });
   });
 
   it("sells exactly one ticket: the stalled first request answers 409, the one that took over sells", async () => {

@@ -253,9 +253,29 @@ export interface paths {
         put?: never;
         /**
          * Admit a ticket at the gate
-         * @description Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). Roles: gate, admin.
+         * @description Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
          */
         post: operations["admitTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{ticketId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a ticket at the box office
+         * @description Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin: any ticket; sales: only tickets it sold itself (another account's ticket is 404).
+         */
+        post: operations["cancelTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -276,6 +296,66 @@ export interface paths {
         get: operations["getAttendanceSummary"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy several tickets in one order
+         * @description 1 to 50 lines, each following the rules of `POST /tickets` (including `entryTime` and the limits), sold all or nothing in one atomic write: lines for the same day, slot or event count together. A refusal names the lowest refused line in `line`: every 400 first (`errors[].path` such as `tickets[2].ticketDate`), then a 404, then a 409. Send an `Idempotency-Key` to make retries safe.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order's status
+         * @description The order as sold and each ticket's status (refunds show on the tickets). Never the buyer's e-mail or phone.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order at the box office
+         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin: any order; sales: only its own (another account's order is 404).
+         */
+        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -751,13 +831,13 @@ export interface components {
              * @example 2023-10-29
              */
             ticketDate: string;
-            email: components["schemas"]["Email"];
-            phone?: components["schemas"]["Phone"];
             /**
              * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
              * @example 10:30
              */
             entryTime?: string;
+            email: components["schemas"]["Email"];
+            phone?: components["schemas"]["Phone"];
         };
         /**
          * Format: email
@@ -836,11 +916,21 @@ export interface components {
              */
             entryTime?: string;
             /**
+             * Format: uuid
+             * @description The order the ticket was bought in, if any.
+             */
+            orderId?: string;
+            /**
              * Format: float
              * @description The price recorded when the ticket was sold, in the museum's currency.
              * @example 25
              */
             price: number;
+            /**
+             * @description ISO 4217 code of the museum's currency.
+             * @example USD
+             */
+            currency: string;
             status: components["schemas"]["TicketStatusValue"];
             /**
              * Format: date-time
@@ -852,9 +942,29 @@ export interface components {
              * @example 2026-12-01T14:03:07.123Z
              */
             cancelledAt?: string;
+            cancellation?: components["schemas"]["Cancellation"];
         };
         /** @enum {string} */
         TicketStatusValue: "valid" | "admitted" | "cancelled";
+        /** @description Cancelled tickets only. */
+        Cancellation: {
+            /**
+             * @description Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price).
+             * @enum {string}
+             */
+            source: "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+            /** @description The box office's reason, when one was given. */
+            reason?: string;
+            refund: components["schemas"]["Refund"];
+        };
+        Refund: {
+            /**
+             * Format: float
+             * @description In the museum's currency, at most two decimals.
+             * @example 25
+             */
+            amount: number;
+        };
         /** @description A ticket admitted at a gate. */
         Admission: {
             /**
@@ -935,6 +1045,18 @@ export interface components {
              */
             code: string;
         };
+        /** @description The ticket as cancelled now, and its refund. */
+        TicketCancellation: components["schemas"]["TicketStatus"] & {
+            refund: components["schemas"]["Refund"] & unknown;
+        };
+        /** @description A box-office cancellation; send `{}` when there is no reason to record. */
+        CancellationRequest: {
+            /**
+             * @description Why the ticket is given back (kept in the ticket's status).
+             * @example Visitor ill
+             */
+            reason?: string;
+        };
         /** @description Tickets sold, admitted and cancelled for one date. */
         AttendanceSummary: {
             /**
@@ -961,6 +1083,130 @@ export interface components {
                 admitted: number;
                 cancelled: number;
             }[];
+        };
+        /** @description An order as sold: its tickets in the order of the lines. */
+        Order: {
+            orderId: components["schemas"]["OrderId"];
+            /**
+             * Format: float
+             * @description The sum of the tickets' prices as sold, in the museum's currency.
+             * @example 100
+             */
+            totalPrice: number;
+            /**
+             * @description ISO 4217 code of the museum's currency.
+             * @example USD
+             */
+            currency: string;
+            tickets: {
+                ticketId: components["schemas"]["TicketId"];
+                /** @enum {string} */
+                ticketType: "event" | "general";
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                ticketDate: string;
+                /**
+                 * Format: uuid
+                 * @description Identifier for a special event.
+                 * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+                 */
+                eventId?: string;
+                eventName?: string;
+                /** @example 09:00 */
+                entryTime?: string;
+                /**
+                 * Format: float
+                 * @example 25
+                 */
+                price: number;
+                /** @example ticket-general-e5e5c6-dce78 */
+                confirmationCode: string;
+            }[];
+        };
+        /**
+         * Format: uuid
+         * @description Unique identifier of an order.
+         * @example 3f0c9a52-5a3b-4f7e-9d7b-1f1c2e9b6a10
+         */
+        OrderId: string;
+        OrderValidationProblem: components["schemas"]["Problem"] & {
+            /**
+             * @description The lowest refused line (0-based).
+             * @example 2
+             */
+            line?: number;
+        };
+        OrderLineProblem: components["schemas"]["Problem"] & {
+            /**
+             * @description The lowest refused line (0-based).
+             * @example 2
+             */
+            line: number;
+        };
+        OrderSoldOutProblem: components["schemas"]["Problem"] & {
+            /**
+             * @description The lowest refused line (0-based).
+             * @example 2
+             */
+            line?: number;
+            available?: number;
+            availableEntryTimes?: string[];
+        };
+        /** @description Several tickets for one buyer, bought in one purchase. */
+        OrderRequest: {
+            email: components["schemas"]["Email"];
+            phone?: components["schemas"]["Phone"];
+            /** @description The tickets, each following the rules of `POST /tickets`; sold all or nothing. */
+            tickets: components["schemas"]["TicketLine"][];
+        };
+        /** @description One ticket of an order: the fields of `POST /tickets` without the buyer's contact. */
+        TicketLine: {
+            ticketType: components["schemas"]["TicketType"];
+            /**
+             * Format: uuid
+             * @description Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.
+             * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+             */
+            eventId?: string;
+            /**
+             * Format: date
+             * @description Date that the ticket is valid for (today or later, museum time zone).
+             * @example 2023-10-29
+             */
+            ticketDate: string;
+            /**
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @example 10:30
+             */
+            entryTime?: string;
+        };
+        /** @description An order and each of its tickets' status; never the buyer's contact details. */
+        OrderStatus: {
+            orderId: components["schemas"]["OrderId"];
+            /**
+             * Format: date-time
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: float
+             * @description The sum of the tickets' prices as sold, in the museum's currency.
+             * @example 100
+             */
+            totalPrice: number;
+            /**
+             * @description ISO 4217 code of the museum's currency.
+             * @example USD
+             */
+            currency: string;
+            /** @description Each ticket's status, in the order of the lines; refunds show here. */
+            tickets: components["schemas"]["TicketStatus"][];
+        };
+        /** @description The order after its cancellation, and the refund of the tickets cancelled now. */
+        OrderCancellation: components["schemas"]["OrderStatus"] & {
+            refund: components["schemas"]["Refund"] & unknown;
         };
         /** @description A new subscription, with its secret (shown once). */
         CreatedWebhook: {
@@ -2174,7 +2420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a purchase safe to retry: the same key and body from the same account within 24 hours returns the first response and buys nothing more. */
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2191,7 +2437,7 @@ export interface operations {
                 headers: {
                     /** @description The ticket's image. */
                     Location?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same key. */
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
                     "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
@@ -2563,7 +2809,10 @@ export interface operations {
     admitTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2576,6 +2825,8 @@ export interface operations {
             /** @description Admitted now: let the visitor in. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,6 +2925,137 @@ export interface operations {
             };
         };
     };
+    cancelTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Unique identifier for museum ticket. Generated when purchased. */
+                ticketId: components["schemas"]["TicketId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancellationRequest"];
+            };
+        };
+        responses: {
+            /** @description Cancelled now. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketCancellation"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`) or `/problems/ticket-expired` (its day or slot is over). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAttendanceSummary: {
         parameters: {
             query?: {
@@ -2715,6 +3097,353 @@ export interface operations {
             };
             /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: every ticket sold. */
+            201: {
+                headers: {
+                    /** @description The order. */
+                    Location?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description A line (or the body) breaks the schema or a sale rule; nothing was sold. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OrderValidationProblem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A line's event does not exist (or was deleted); nothing was sold. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OrderLineProblem"];
+                };
+            };
+            /** @description `/problems/sold-out`: a line would pass a limit (with `line`, `available` and, on a timed day, `availableEntryTimes`); nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OrderSoldOutProblem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unique identifier of an order. */
+                orderId: components["schemas"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderStatus"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Unique identifier of an order. */
+                orderId: components["schemas"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancellationRequest"];
+            };
+        };
+        responses: {
+            /** @description Cancelled now. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderCancellation"];
+                };
+            };
+            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/nothing-to-cancel`: every ticket is cancelled, admitted or past; nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,7 +14,8 @@ export const D1_BOOKMARK_HEADER = "x-d1-bookmark";
  * Runs the request in one D1 session (read replication): it continues from the
  * client's bookmark when one is sent, else reads may go to any replica and
  * writes start at the primary. The session's latest bookmark goes back to the
- * client so that its next request reads its own writes. Sets `db`.
+ * client so that its next request reads its own writes. Sets `db`, and
+ * `primaryDb` for a lookup that must not miss a write made a moment ago.
  */
 export const d1Session = () => {
   const headerName = D1_BOOKMARK_HEADER;
@@ -31,6 +32,7 @@ export const d1Session = () => {
       bookmark ?? (READ_METHODS.has(c.req.method) ? "first-unconstrained" : "first-primary"),
     );
     c.set("db", session);
+    c.set("primaryDb", () => c.env.DB.withSession("first-primary"));
     await next();
     const latest = session.getBookmark();
     if (latest) c.header(headerName, latest);

@@ -1,11 +1,14 @@
 // Admission at the gate (docs/admission.md): the signed code first, then one batch.
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
-import { Batch, type Db } from "../../platform/batch";
+import { addKeyCompletion, keyStillInProgress, runKeyed } from "../../idempotency/keys";
+import { claimHeld, type IdempotencyClaimHeld } from "../../idempotency/statements";
+import { Batch, type Db, runStep } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { minutesOf, timeOf } from "../../hours/calendar";
 import { type SigningKeys, verifyTicketToken } from "../image/token";
 import type { Admission } from "../schemas";
-import { recordAdmission } from "../statements";
+import { alreadyAdmitted, ticketCancelled } from "../problems";
+import { type AdmissionRow, admissionMade, recordAdmission, selectAdmission } from "../statements";
 import { ticketFacts } from "../status";
 
 export type AdmissionContext = {
@@ -19,6 +22,8 @@ export type AdmissionContext = {
   /** The admitting account's name. */
   gate: string;
   now: Date;
+  /** Makes the admission safe to retry (scoped to `gate`). */
+  idempotencyKey?: string;
 };
 
 /** One answer for every code that is not genuine, so a forger learns nothing about which check failed. */
@@ -30,6 +35,11 @@ function invalidTicketCode(): ProblemError {
   });
 }
 
+/** The 201 answer of an admission on record. */
+function admissionOf(row: AdmissionRow): Admission {
+  return { admissionId: row.admission_id!, ...ticketFacts(row), admittedAt: row.admitted_at!, gate: row.gate! };
+}
+
 /**
  * Admits the ticket a scanned code names. A code whose signature does not
  * verify is refused before any database access. Otherwise one batch (one
@@ -38,22 +48,33 @@ function invalidTicketCode(): ProblemError {
  * admitted now (this request's admission is on record), already admitted,
  * cancelled (whatever its date), or not for today.
  */
-export async function admit(db: Db, code: string, context: AdmissionContext): Promise<Admission> {
+async function admitOnce(db: Db, code: string, context: AdmissionContext, claim: IdempotencyClaimHeld | undefined): Promise<Admission> {
   const token = await verifyTicketToken(code, context.keys);
   if (!token) throw invalidTicketCode();
 
   const admissionId = crypto.randomUUID();
   const batch = new Batch(db);
-  const [insertAdmission, markAdmitted, readBack] = recordAdmission(db, {
-    admissionId,
-    ticketId: token.ticketId,
-    today: context.today,
-    latestEntryTime: timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1)),
-    gate: context.gate,
-    admittedAt: context.now.toISOString(),
-  });
+  const [insertAdmission, markAdmitted, readBack] = recordAdmission(
+    db,
+    {
+      admissionId,
+      ticketId: token.ticketId,
+      today: context.today,
+      latestEntryTime: timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1)),
+      gate: context.gate,
+      admittedAt: context.now.toISOString(),
+    },
+    claim && claimHeld(claim),
+  );
   batch.add(insertAdmission);
   batch.add(markAdmitted);
+  const held =
+    claim &&
+    addKeyCompletion(batch, claim, {
+      resourceId: admissionId,
+      body: JSON.stringify({ admissionId }),
+      written: admissionMade(admissionId),
+    });
   const outcome = batch.add(readBack);
   await batch.run();
   const row = outcome.value;
@@ -61,23 +82,12 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
   // by another deployment sharing the key, or the data was reset) is not a
   // ticket of this museum either.
   if (!row) throw invalidTicketCode();
+  if (held && !held.value) throw keyStillInProgress();
 
   if (row.admission_id !== null && row.admission_id !== admissionId) {
-    throw new ProblemError(409, {
-      type: PROBLEM_TYPES.alreadyAdmitted,
-      title: "Already admitted",
-      detail: `This ticket was admitted at ${row.admitted_at} by ${row.gate}.`,
-      extensions: { ticketId: row.ticket_id, admittedAt: row.admitted_at, gate: row.gate },
-    });
+    throw alreadyAdmitted(row.ticket_id, row.admitted_at!, row.gate!);
   }
-  if (row.cancelled_at !== null) {
-    throw new ProblemError(409, {
-      type: PROBLEM_TYPES.ticketCancelled,
-      title: "Ticket cancelled",
-      detail: "This ticket was cancelled and is not valid for entry.",
-      extensions: { ticketId: row.ticket_id, cancelledAt: row.cancelled_at },
-    });
-  }
+  if (row.cancelled_at !== null) throw ticketCancelled(row.ticket_id, row.cancelled_at);
   if (row.admission_id === null && row.ticket_date === context.today && row.entry_time !== null) {
     throw new ProblemError(422, {
       type: PROBLEM_TYPES.tooEarly,
@@ -94,10 +104,27 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
       extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
     });
   }
-  return {
-    admissionId,
-    ...ticketFacts(row),
-    admittedAt: row.admitted_at!,
-    gate: row.gate!,
-  };
+  return admissionOf(row);
+}
+
+/**
+ * Admits a scanned ticket under the gate's Idempotency-Key (if any): a gate
+ * whose 201 was lost sends the scan again with the same key and gets that
+ * 201 again (`replayed`), not 409 already-admitted for its own admission.
+ */
+export async function admit(db: Db, code: string, context: AdmissionContext): Promise<{ admission: Admission; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<{ admissionId: string }, Admission>({
+    db,
+    scope: { accountName: context.gate, operation: "admitTicket", key: context.idempotencyKey },
+    request: { code },
+    run: (claim) => admitOnce(db, code, context, claim),
+    replay: async ({ admissionId }) => {
+      const row = await runStep(selectAdmission(db, admissionId));
+      // The admission's row is never deleted: its key's answer is always there.
+      if (!row) throw new Error(`Admission ${admissionId} of a stored key is missing`);
+      return admissionOf(row);
+    },
+    now: context.now,
+  });
+  return { admission: result, replayed };
 }

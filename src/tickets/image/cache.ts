@@ -139,7 +139,10 @@ export async function loadTicketImage(
  * (docs/operations.md). A failure is logged, never thrown: the fetch then
  * renders as it would without this.
  */
-export async function prerenderSoldTicket(sale: BuyMuseumTicketsResponse, keys: SigningKeys): Promise<void> {
+export async function prerenderSoldTicket(
+  sale: Pick<BuyMuseumTicketsResponse, "ticketId" | "ticketType" | "ticketDate" | "confirmationCode" | "eventName" | "entryTime">,
+  keys: SigningKeys,
+): Promise<void> {
   const ticket: TicketForImage = {
     ticketId: sale.ticketId,
     ticketType: sale.ticketType,

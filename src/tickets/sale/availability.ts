@@ -5,12 +5,10 @@ import { type Calendar, type DayPlan, hoursOn, minutesOf, PUBLISHED_DAYS_AHEAD, 
 import { selectExceptions, selectWeeklySchedule } from "../../hours/statements";
 import { Batch, type Db } from "../../platform/batch";
 import { validationProblem } from "../../http/errors";
-import { addDays, type IsoDate } from "../../platform/dates";
+import { addDays, type IsoDate, type MuseumNow } from "../../platform/dates";
 import type { Availability } from "../schemas";
 import { type PlacesTaken, selectPlacesTaken } from "../statements";
 
-/** The museum's date and time (`HH:mm`) now. */
-export type MuseumNow = { today: IsoDate; time: string };
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 

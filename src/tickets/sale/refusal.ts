@@ -5,12 +5,12 @@ import { slotStarts } from "../../hours/calendar";
 import { validationProblem } from "../../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
 import type { Db } from "../../platform/batch";
-import type { Purchase } from "../schemas";
+import type { MuseumNow } from "../../platform/dates";
+import type { TicketLine } from "../schemas";
 import {
   type DayState,
   generalAvailability,
   generalSalesOpen,
-  type MuseumNow,
   nearestSlotsWithRoom,
   readDayState,
   slotOpen,
@@ -31,8 +31,18 @@ export function soldOut(available: number, availableEntryTimes?: string[]): Prob
 
 const fieldProblem = (path: string, message: string) => validationProblem([{ path, message }]);
 
+/**
+ * The places a purchase asks for in each scope its ticket counts in: one for
+ * a single ticket; an order's lines for the same day, slot or event count
+ * together (an order's line asks for its own place and those of the lines
+ * before it in the same scope).
+ */
+export type Wanted = { day: number; slot: number; event: number };
+
+const ONE_TICKET: Wanted = { day: 1, slot: 1, event: 1 };
+
 /** The problem of a general purchase on the day as it stands, or null when nothing refuses it. */
-function generalRefusal(state: DayState, entryTime: string | undefined, now: MuseumNow, wanted: number) {
+function generalRefusal(state: DayState, entryTime: string | undefined, now: MuseumNow, wanted: Wanted) {
   const { plan, date } = state;
   if (!generalSalesOpen(plan, date, now)) {
     return fieldProblem(
@@ -58,27 +68,59 @@ function generalRefusal(state: DayState, entryTime: string | undefined, now: Mus
   }
   const general = generalAvailability(state, now);
   const dayRoom = plan.capacity === undefined ? null : Math.max(0, plan.capacity - state.places.day);
-  if (dayRoom !== null && dayRoom < wanted) return soldOut(dayRoom, general.entrySlots ? [] : undefined);
+  if (dayRoom !== null && dayRoom < wanted.day) return soldOut(dayRoom, general.entrySlots ? [] : undefined);
   const slot = general.entrySlots?.find((s) => s.entryTime === entryTime);
-  if (slot && slot.available < wanted) {
-    return soldOut(slot.available, nearestSlotsWithRoom(general.entrySlots!, entryTime!, wanted));
+  if (slot && slot.available < wanted.slot) {
+    return soldOut(slot.available, nearestSlotsWithRoom(general.entrySlots!, entryTime!, wanted.slot));
   }
   return null;
 }
 
 /**
- * The problem that refused `purchase` (`wanted` places of it), read from the
- * day as it now stands: 400 naming the field first, then 404, then 409
- * sold-out. Null when nothing refuses it any more (a place was freed
- * meanwhile): the sale may be tried again.
+ * The problem that refuses `line` (`wanted` places of it) on its day as it
+ * now stands (`state`): 400 naming the field first, then 404, then 409
+ * sold-out. Null when nothing refuses it.
  */
-export async function explainRefusal(db: Db, purchase: Purchase, now: MuseumNow, wanted = 1): Promise<ProblemError | null> {
-  const state = await readDayState(db, purchase.ticketDate);
-  if (purchase.ticketType === "general") return generalRefusal(state, purchase.entryTime, now, wanted);
-  const event = state.events.find((e) => e.eventId === purchase.eventId);
+export function refusalOf(state: DayState, line: TicketLine, now: MuseumNow, wanted: Wanted): ProblemError | null {
+  if (line.ticketType === "general") return generalRefusal(state, line.entryTime, now, wanted);
+  const event = state.events.find((e) => e.eventId === line.eventId);
   // Cancelled, or lost the date, since the sale read it.
-  if (!event) return eventNotFound(purchase.eventId);
+  if (!event) return eventNotFound(line.eventId);
   const taken = state.places.events.get(event.eventId) ?? 0;
-  if (event.capacity !== null && event.capacity - taken < wanted) return soldOut(Math.max(0, event.capacity - taken));
+  if (event.capacity !== null && event.capacity - taken < wanted.event) return soldOut(Math.max(0, event.capacity - taken));
   return null;
+}
+
+/**
+ * The problem that refused a single ticket's write, read from its day as it
+ * now stands (one round trip). Null when nothing refuses it any more (a
+ * place was freed meanwhile): the sale may be tried again.
+ */
+export async function explainRefusal(db: Db, line: TicketLine, now: MuseumNow): Promise<ProblemError | null> {
+  return refusalOf(await readDayState(db, line.ticketDate), line, now, ONE_TICKET);
+}
+
+/**
+ * Why each line of an order was refused, read from the lines' days as they
+ * now stand (one round trip per date, in parallel): lines for the same day,
+ * slot or event count together, in the order of the lines. Null for a line
+ * nothing refuses.
+ */
+export async function explainLines(db: Db, lines: readonly TicketLine[], now: MuseumNow): Promise<(ProblemError | null)[]> {
+  const dates = [...new Set(lines.map((line) => line.ticketDate))];
+  const states = new Map((await Promise.all(dates.map((date) => readDayState(db, date)))).map((state) => [state.date, state]));
+  const counted = new Map<string, number>();
+  const count = (scope: string) => {
+    const n = (counted.get(scope) ?? 0) + 1;
+    counted.set(scope, n);
+    return n;
+  };
+  return lines.map((line) => {
+    const date = line.ticketDate;
+    const wanted: Wanted =
+      line.ticketType === "general"
+        ? { day: count(`${date} day`), slot: line.entryTime === undefined ? 0 : count(`${date} slot ${line.entryTime}`), event: 0 }
+        : { day: 0, slot: 0, event: count(`${date} event ${line.eventId}`) };
+    return refusalOf(states.get(date)!, line, now, wanted);
+  });
 }

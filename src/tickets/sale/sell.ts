@@ -1,17 +1,14 @@
 // A sale (POST /tickets): the rules and the order of steps.
-import { eventNotFound } from "../../events/problems";
-import { selectActiveEvent } from "../../events/statements";
-import { PUBLISHED_DAYS_AHEAD } from "../../hours/calendar";
 import { validationProblem } from "../../http/errors";
 import { ProblemError } from "../../http/problem";
-import { claimIdempotencyKey, releaseIdempotencyKey } from "../../idempotency/keys";
-import { claimHeld, completeKey, type IdempotencyClaimHeld, selectClaimHeld } from "../../idempotency/statements";
-import { Batch, type Db, type Handle, runStep } from "../../platform/batch";
-import { sha256Hex } from "../../platform/crypto";
-import { addDays, type IsoDate } from "../../platform/dates";
+import { addKeyCompletion, keyStillInProgress, runKeyed } from "../../idempotency/keys";
+import { claimHeld, type IdempotencyClaimHeld } from "../../idempotency/statements";
+import { Batch, type Db, type Handle } from "../../platform/batch";
+import type { MuseumNow } from "../../platform/dates";
 import { log } from "../../platform/log";
 import type { BuyMuseumTicketsResponse, Purchase } from "../schemas";
 import { insertTicket, type NewTicket, ticketExists } from "../statements";
+import { checkLine, readActiveEvents } from "./checks";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal } from "./refusal";
 
@@ -23,16 +20,14 @@ const MESSAGES = {
 // A clash of two random 11-character codes is astronomically rare, and so is
 // a refused insert that nothing explains a moment later (a place freed
 // meanwhile): one more try is plenty for either.
-const WRITE_ATTEMPTS = 2;
+export const WRITE_ATTEMPTS = 2;
 
 /** What the seller's side knows about a sale beyond the request body. */
 export type SaleContext = {
   /** The account selling (the authenticated principal). */
   soldBy: string;
-  /** Today in the museum's time zone. */
-  today: IsoDate;
-  /** The time now (`HH:mm`) in the museum's time zone: today's general tickets are sold until closing. */
-  timeNow: string;
+  /** The museum's date and time now: today's general tickets are sold until closing. */
+  museumNow: MuseumNow;
   generalPriceCents: number;
   /** Makes the purchase safe to retry (scoped to `soldBy`). */
   idempotencyKey?: string;
@@ -43,46 +38,17 @@ export type SaleContext = {
 /** A sale: the response to send, and whether it is the stored response of an earlier request with the same key. */
 export type Sale = { response: BuyMuseumTicketsResponse; replayed: boolean };
 
-function ticketDateProblem(message: string) {
-  return validationProblem([{ path: "ticketDate", message }]);
-}
-
-/** Key-order-independent JSON, so the same body always hashes the same. */
-function canonicalJson(body: Purchase): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1))));
-}
-
-function isConfirmationCodeClash(error: unknown): boolean {
+/** True when a write failed on a clash of two confirmation codes (worth one more try with new ones). */
+export function isConfirmationCodeClash(error: unknown): boolean {
   return error instanceof Error && error.message.includes("tickets.confirmation_code");
 }
 
-function stillInProgress() {
+/** The 409 of a write refused by a change that nothing explains a moment later. */
+export function placesChanged(): ProblemError {
   return new ProblemError(409, {
-    detail: "A purchase with this Idempotency-Key is still being processed; retry shortly.",
-    headers: { "Retry-After": "1" },
+    detail: "The places for this purchase changed while it was written; send it again.",
+    headers: { "Retry-After": "0" },
   });
-}
-
-/**
- * The sale rules that need the clock or the database and are checked before
- * the insert: the date is today or later (museum time zone) and within the
- * published year; an event ticket needs an active event on that date (even
- * when the museum is otherwise closed). Returns the event's name. A general
- * ticket's open day is checked by the insert itself (`insertTicket`).
- */
-async function checkSale(db: Db, purchase: Purchase, today: IsoDate): Promise<{ eventName?: string }> {
-  const date = purchase.ticketDate;
-  if (date < today) throw ticketDateProblem(`Must be today (${today}) or later in the museum's time zone.`);
-  const lastDay = addDays(today, PUBLISHED_DAYS_AHEAD);
-  if (date > lastDay) throw ticketDateProblem(`Tickets are sold up to ${lastDay}.`);
-
-  if (purchase.ticketType === "general") return {};
-  const event = await runStep(selectActiveEvent(db, purchase.eventId));
-  if (!event) throw eventNotFound(purchase.eventId);
-  if (!event.dates.includes(date)) {
-    throw ticketDateProblem(`The event does not take place on ${date}; its dates are ${event.dates.join(", ")}.`);
-  }
-  return { eventName: event.name };
 }
 
 /**
@@ -109,14 +75,11 @@ export async function writeTicket(
   const inserted = batch.add(insertTicket(db, ticket, idempotency && claimHeld(idempotency.claim)));
   let held: Handle<boolean> | undefined;
   if (idempotency) {
-    batch.add(
-      completeKey(db, idempotency.claim, {
-        resourceId: ticket.ticketId,
-        body: idempotency.responseBody,
-        written: ticketExists(ticket.ticketId),
-      }),
-    );
-    held = batch.add(selectClaimHeld(db, idempotency.claim));
+    held = addKeyCompletion(batch, idempotency.claim, {
+      resourceId: ticket.ticketId,
+      body: idempotency.responseBody,
+      written: ticketExists(ticket.ticketId),
+    });
   }
   await batch.run();
   if (inserted.value) return "inserted";
@@ -130,7 +93,11 @@ async function writeSale(
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
 ): Promise<BuyMuseumTicketsResponse> {
-  const { eventName } = await checkSale(db, purchase, context.today);
+  const events = await readActiveEvents(db, purchase.ticketType === "event" ? [purchase.eventId] : []);
+  const checked = checkLine(purchase, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents });
+  if (checked.kind === "invalid") throw validationProblem(checked.errors);
+  if (checked.kind === "not-found") throw checked.problem;
+  const { eventName, priceCents } = checked;
   const ticketId = crypto.randomUUID();
   for (let attempt = 1; ; attempt += 1) {
     const confirmationCode = newConfirmationCode(purchase.ticketType);
@@ -147,14 +114,7 @@ async function writeSale(
     try {
       outcome = await writeTicket(
         db,
-        {
-          ...purchase,
-          ticketId,
-          confirmationCode,
-          generalPriceCents: context.generalPriceCents,
-          soldBy: context.soldBy,
-          museumNow: { today: context.today, time: context.timeNow },
-        },
+        { ...purchase, ticketId, confirmationCode, priceCents, soldBy: context.soldBy, museumNow: context.museumNow },
         claim && { claim, responseBody: JSON.stringify(response) },
       );
     } catch (error) {
@@ -165,54 +125,34 @@ async function writeSale(
       case "inserted":
         return response;
       case "refused": {
-        const problem = await explainRefusal(db, purchase, { today: context.today, time: context.timeNow });
+        const problem = await explainRefusal(db, purchase, context.museumNow);
         if (problem) throw problem;
         if (attempt < WRITE_ATTEMPTS) continue;
-        throw new ProblemError(409, {
-          detail: "The places for this purchase changed while it was written; send it again.",
-          headers: { "Retry-After": "0" },
-        });
+        throw placesChanged();
       }
       case "claim-lost":
         // This request stalled past the takeover; the request that took the
         // key over answers it (a retry gets its response).
         log.warn("idempotency claim taken over before the ticket was written", { soldBy: context.soldBy });
-        throw stillInProgress();
+        throw keyStillInProgress();
     }
   }
 }
 
 /**
- * Sells one ticket: claims the Idempotency-Key (if any), checks the sale,
- * writes the ticket together with the key's response, and gives the key up
- * again when the sale fails. Round trips: 1 for a general ticket without a
- * key; +1 for an event ticket (its event is read), +1 for a key's claim.
+ * Sells one ticket: under its Idempotency-Key (if any), checks the sale and
+ * writes the ticket together with the key's response. Round trips: 1 for a
+ * general ticket without a key; +1 for an event ticket (its event is read),
+ * +1 for a key's claim (and one more to give the key up when the sale fails).
  */
 export async function sellTicket(db: Db, purchase: Purchase, context: SaleContext): Promise<Sale> {
-  if (context.idempotencyKey === undefined) {
-    return { response: await writeSale(db, purchase, context, undefined), replayed: false };
-  }
-  const scope = { accountName: context.soldBy, key: context.idempotencyKey };
-  const claimed = await claimIdempotencyKey<BuyMuseumTicketsResponse>(
+  const { result, replayed } = await runKeyed<BuyMuseumTicketsResponse, BuyMuseumTicketsResponse>({
     db,
-    scope,
-    await sha256Hex(canonicalJson(purchase)),
-    context.now,
-  );
-  switch (claimed.kind) {
-    case "replay":
-      return { response: claimed.response, replayed: true };
-    case "in-progress":
-      throw stillInProgress();
-    case "mismatch":
-      throw new ProblemError(422, { detail: "This Idempotency-Key was already used with a different request body." });
-    case "claimed":
-      break;
-  }
-  try {
-    return { response: await writeSale(db, purchase, context, claimed.claim), replayed: false };
-  } catch (error) {
-    await releaseIdempotencyKey(db, claimed.claim);
-    throw error;
-  }
+    scope: { accountName: context.soldBy, operation: "buyMuseumTickets", key: context.idempotencyKey },
+    request: purchase,
+    run: (claim) => writeSale(db, purchase, context, claim),
+    replay: async (stored) => stored,
+    now: context.now,
+  });
+  return { response: result, replayed };
 }

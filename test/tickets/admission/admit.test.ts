@@ -212,6 +212,56 @@ describe("timed tickets at the gate", () => {
   });
 });
 
+describe("POST /admissions with an Idempotency-Key", () => {
+  it("a gate whose 201 was lost gets that 201 again, not 409 for its own scan", async () => {
+    const ticket = await eventTicket();
+    const code = await codeOf(ticket);
+    const key = crypto.randomUUID();
+    // The first answer is lost on the way: the admission is on record all the same.
+    injectD1Faults({ on: "batch", sql: "INSERT INTO admissions", effect: "lost-response" });
+    await expectProblem(await scan(code, "gate", { "Idempotency-Key": key }), 503);
+    expect(firedD1Faults()).toHaveLength(1);
+    const retry = await scan(code, "gate", { "Idempotency-Key": key });
+    // The lost batch held the key's answer too: the retry is its replay.
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    const admission = (await retry.json()) as { admissionId: string; ticketId: string; gate: string };
+    expect(admission).toMatchObject({ ticketId: ticket.ticketId, gate: ACCOUNTS.gate.name });
+    expect(await admissionRows(ticket.ticketId)).toBe(1);
+    const again = await scan(code, "gate", { "Idempotency-Key": key });
+    expect(await again.json()).toEqual(admission);
+
+    // Without the key, or under a new one, the scan is what it is: already admitted.
+    expect((await expectProblem(await scan(code), 409)).type).toBe("/problems/already-admitted");
+    expect((await expectProblem(await scan(code, "gate", { "Idempotency-Key": crypto.randomUUID() }), 409)).type).toBe(
+      "/problems/already-admitted",
+    );
+    // The same key for another code is another request: 422.
+    const other = await codeOf(await eventTicket());
+    await expectProblem(await scan(other, "gate", { "Idempotency-Key": key }), 422);
+  });
+
+  it("keeps no key for a refused scan: sent again later with the same key, it is judged again", async () => {
+    const day = "2031-01-09";
+    useClock("2031-01-09T13:00:00Z"); // 08:00 in New York
+    const plan = { closed: false, timeOpen: "09:00", timeClose: "18:00", entrySlotMinutes: 60, slotCapacity: 10 };
+    expect((await api(`/v1.1/museum-hours/exceptions/${day}`, { method: "PUT", json: plan })).status).toBe(201);
+    const res = await buy({ ticketType: "general", ticketDate: day, entryTime: "10:00", email: "visitor@example.com" });
+    const code = await codeOf((await res.json()) as PurchaseResponse);
+    const key = crypto.randomUUID();
+    expect((await expectProblem(await scan(code, "gate", { "Idempotency-Key": key }), 422)).type).toBe("/problems/too-early");
+    useClock("2031-01-09T14:50:00Z"); // 09:50
+    const admitted = await scan(code, "gate", { "Idempotency-Key": key });
+    expect(admitted.status).toBe(201);
+    expect(admitted.headers.get("Idempotent-Replayed")).toBeNull();
+  });
+
+  it("refuses a malformed key", async () => {
+    const code = await codeOf(await eventTicket());
+    await expectValidationError(await scan(code, "gate", { "Idempotency-Key": "" }), "header.idempotency-key");
+  });
+});
+
 describe("exactly once under load", () => {
   it("50 simultaneous scans of one ticket: one 201, 49 409 already-admitted, one admission row", async () => {
     const ticket = await eventTicket();
@@ -266,6 +316,7 @@ describe("GET /tickets/{ticketId}", () => {
       eventId: ticket.eventId,
       eventName: ticket.eventName,
       price: 12.5,
+      currency: "USD",
       status: "valid",
     });
   });

@@ -1,0 +1,127 @@
+// Cancellation at the box office (docs/orders.md): one batch cancels what can
+// still be cancelled and reads the ticket as it then stands, which decides
+// the answer. Orders cancel theirs through the same statement (orders/cancel.ts).
+import type { Principal } from "../env";
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
+import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
+import { Batch, type Db, runStep } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
+import { amountOf } from "../platform/money";
+import { forgetTicketLookups } from "./lookup";
+import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "./problems";
+import type { TicketCancellation } from "./schemas";
+import {
+  type BoxOfficeCancellation,
+  cancelAtBoxOffice,
+  cancellationMade,
+  selectTicket,
+  type TicketRow,
+} from "./statements";
+import { ticketStatusOf } from "./status";
+
+/** Who cancels, when, and why. */
+export type CancellationContext = {
+  principal: Principal;
+  museumNow: MuseumNow;
+  reason?: string;
+  currency: string;
+  /** Makes the cancellation safe to retry (scoped to the principal). */
+  idempotencyKey?: string;
+  now?: Date;
+};
+
+/** What a cancellation stores for its Idempotency-Key: which request cancelled. */
+export type StoredCancellation = { cancellationId: string };
+
+/** True when `principal` may see the ticket sold by `soldBy`: admin any, a sales account its own. */
+export function maySee(principal: Principal, soldBy: string): boolean {
+  return principal.role === "admin" || soldBy === principal.name;
+}
+
+/** The box-office cancellation `context` makes of `target`, under a new id. */
+export function boxOfficeCancellation(
+  target: BoxOfficeCancellation["target"],
+  context: CancellationContext,
+): BoxOfficeCancellation {
+  return {
+    target,
+    cancellationId: crypto.randomUUID(),
+    cancelledAt: (context.now ?? new Date()).toISOString(),
+    reason: context.reason ?? null,
+    soldBy: context.principal.role === "admin" ? null : context.principal.name,
+    museumNow: context.museumNow,
+  };
+}
+
+/** The 409 of a ticket that can no longer be cancelled, as it now stands. */
+function notCancellable(row: TicketRow, currency: string): ProblemError {
+  const status = ticketStatusOf(row, currency);
+  if (row.cancelled_at !== null) return ticketCancelled(row.ticket_id, row.cancelled_at, status.cancellation);
+  if (row.admitted_at !== null) return alreadyAdmitted(row.ticket_id, row.admitted_at);
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.ticketExpired,
+    title: "Ticket expired",
+    detail: `This ticket for ${row.ticket_date}${row.entry_time === null ? "" : ` ${row.entry_time}`} can no longer be sold, so it can no longer be cancelled.`,
+    extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date, ...(row.entry_time === null ? {} : { entryTime: row.entry_time }) },
+  });
+}
+
+/** The answer to a cancellation: the ticket as cancelled, and its refund. */
+function cancellationOf(row: TicketRow, currency: string): TicketCancellation {
+  return { ...ticketStatusOf(row, currency), refund: { amount: amountOf(row.refund_cents ?? 0) } };
+}
+
+async function cancelOnce(
+  db: Db,
+  ticketId: string,
+  context: CancellationContext,
+  claim: IdempotencyClaimHeld | undefined,
+): Promise<TicketCancellation> {
+  const cancellation = boxOfficeCancellation({ ticketId }, context);
+  const batch = new Batch(db);
+  const cancelled = batch.add(cancelAtBoxOffice(db, cancellation, claim && claimHeld(claim)));
+  const held =
+    claim &&
+    addKeyCompletion(batch, claim, {
+      resourceId: ticketId,
+      body: JSON.stringify({ cancellationId: cancellation.cancellationId } satisfies StoredCancellation),
+      written: cancellationMade(cancellation.cancellationId),
+    });
+  const ticket = batch.add(selectTicket(db, ticketId));
+  await batch.run();
+  const row = ticket.value;
+  if (!row || !maySee(context.principal, row.sold_by)) throw ticketNotFound(ticketId);
+  if (held && !held.value) throw keyStillInProgress();
+  if (cancelled.value.length === 0) throw notCancellable(row, context.currency);
+  // This isolate's images of the ticket show it cancelled at once.
+  forgetTicketLookups();
+  return cancellationOf(row, context.currency);
+}
+
+/**
+ * Cancels one ticket at the box office (admin: any; sales: its own), in one
+ * batch, under the request's Idempotency-Key (if any). Its place is free at
+ * once and its refund is the price recorded at the sale. Round trips: 1, +1
+ * for a key's claim.
+ */
+export async function cancelTicketAtBoxOffice(
+  db: Db,
+  ticketId: string,
+  context: CancellationContext,
+): Promise<{ cancellation: TicketCancellation; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<StoredCancellation, TicketCancellation>({
+    db,
+    scope: { accountName: context.principal.name, operation: "cancelTicket", key: context.idempotencyKey },
+    request: { ticketId, reason: context.reason ?? null },
+    run: (claim) => cancelOnce(db, ticketId, context, claim),
+    replay: async () => {
+      const row = await runStep(selectTicket(db, ticketId));
+      // A ticket is never deleted: the key's ticket is always there.
+      if (!row) throw new Error(`Ticket ${ticketId} of a stored key is missing`);
+      return cancellationOf(row, context.currency);
+    },
+    now: context.now,
+  });
+  return { cancellation: result, replayed };
+}

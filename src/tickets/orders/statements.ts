@@ -1,0 +1,26 @@
+// The orders feature's table (orders): every statement on it, and the read
+// fragments other features may put in theirs. An order's tickets, prices and
+// refunds are the tickets feature's (tickets/statements.ts).
+import sql, { type Sql } from "sql-template-tag";
+import { type Db, read, type Step, step } from "../../platform/batch";
+
+export type OrderRow = { order_id: string; sold_by: string; created_at: string };
+
+/** Writes an order while `guard` (an SQL condition: an Idempotency-Key's claim) holds; reads whether it did. */
+export function insertOrder(db: Db, order: { orderId: string; soldBy: string }, guard: Sql = sql`1`): Step<boolean> {
+  return step(
+    db,
+    sql`INSERT INTO orders (order_id, sold_by) SELECT ${order.orderId}, ${order.soldBy} WHERE ${guard}`,
+    (result) => read.changes(result) > 0,
+  );
+}
+
+/** True once the order `orderId` is written. */
+export function orderExists(orderId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId})`;
+}
+
+/** An order, or null. */
+export function selectOrder(db: Db, orderId: string): Step<OrderRow | null> {
+  return step(db, sql`SELECT order_id, sold_by, created_at FROM orders WHERE order_id = ${orderId}`, read.first<OrderRow>());
+}
