@@ -5,7 +5,7 @@ import type { Principal } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
-import { Batch, type Db, runStep } from "../platform/batch";
+import { Batch, type Db, type Handle, runStep } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { amountOf } from "../platform/money";
 import { forgetTicketLookups } from "./lookup";
@@ -15,6 +15,7 @@ import {
   type BoxOfficeCancellation,
   cancelAtBoxOffice,
   cancellationMade,
+  type CancelledTicket,
   selectTicket,
   type TicketRow,
 } from "./statements";
@@ -39,19 +40,42 @@ export function maySee(principal: Principal, soldBy: string): boolean {
   return principal.role === "admin" || soldBy === principal.name;
 }
 
-/** The box-office cancellation `context` makes of `target`, under a new id. */
-export function boxOfficeCancellation(
+/**
+ * Adds a box-office cancellation of `target` (a ticket, or an order's
+ * tickets) to a batch, under a new id: the cancelling statement and, with an
+ * Idempotency-Key's claim, what the key stores to answer again (which
+ * cancellation it was). `cancelled` reads the tickets it took; `held`,
+ * with a claim, whether the claim still held the key.
+ */
+export function addBoxOfficeCancellation(
+  batch: Batch,
   target: BoxOfficeCancellation["target"],
   context: CancellationContext,
-): BoxOfficeCancellation {
-  return {
-    target,
-    cancellationId: crypto.randomUUID(),
-    cancelledAt: (context.now ?? new Date()).toISOString(),
-    reason: context.reason ?? null,
-    soldBy: context.principal.role === "admin" ? null : context.principal.name,
-    museumNow: context.museumNow,
-  };
+  claim: IdempotencyClaimHeld | undefined,
+): { cancelled: Handle<CancelledTicket[]>; held: Handle<boolean> | undefined } {
+  const cancellationId = crypto.randomUUID();
+  const cancelled = batch.add(
+    cancelAtBoxOffice(
+      batch.db,
+      {
+        target,
+        cancellationId,
+        cancelledAt: (context.now ?? new Date()).toISOString(),
+        reason: context.reason ?? null,
+        soldBy: context.principal.role === "admin" ? null : context.principal.name,
+        museumNow: context.museumNow,
+      },
+      claim && claimHeld(claim),
+    ),
+  );
+  const held =
+    claim &&
+    addKeyCompletion(batch, claim, {
+      resourceId: "ticketId" in target ? target.ticketId : target.orderId,
+      body: JSON.stringify({ cancellationId } satisfies StoredCancellation),
+      written: cancellationMade(cancellationId),
+    });
+  return { cancelled, held };
 }
 
 /** The 409 of a ticket that can no longer be cancelled, as it now stands. */
@@ -78,16 +102,8 @@ async function cancelOnce(
   context: CancellationContext,
   claim: IdempotencyClaimHeld | undefined,
 ): Promise<TicketCancellation> {
-  const cancellation = boxOfficeCancellation({ ticketId }, context);
   const batch = new Batch(db);
-  const cancelled = batch.add(cancelAtBoxOffice(db, cancellation, claim && claimHeld(claim)));
-  const held =
-    claim &&
-    addKeyCompletion(batch, claim, {
-      resourceId: ticketId,
-      body: JSON.stringify({ cancellationId: cancellation.cancellationId } satisfies StoredCancellation),
-      written: cancellationMade(cancellation.cancellationId),
-    });
+  const { cancelled, held } = addBoxOfficeCancellation(batch, { ticketId }, context, claim);
   const ticket = batch.add(selectTicket(db, ticketId));
   await batch.run();
   const row = ticket.value;

@@ -1,3 +1,5 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { settingsOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { museumNowIn, todayIn } from "../platform/dates";
@@ -16,7 +18,7 @@ import { lookUpTicketForImage } from "./lookup";
 import type * as routes from "./routes";
 import { availabilityOn } from "./sale/availability";
 import { sellTicket } from "./sale/sell";
-import { cancelTicketAtBoxOffice } from "./cancellation";
+import { type CancellationContext, cancelTicketAtBoxOffice } from "./cancellation";
 import { ticketNotFound } from "./problems";
 import { ticketStatus } from "./status";
 
@@ -88,14 +90,27 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
   return c.json(admission, 201);
 };
 
-export const cancelTicket: AppRouteHandler<typeof routes.cancelTicket> = async (c) => {
-  const { cancellation, replayed } = await cancelTicketAtBoxOffice(c.var.db, c.req.valid("param").ticketId, {
+/** Who cancels, when and why, as a box-office cancellation request (`POST …/cancellation`) says. */
+export function cancellationContextOf(
+  c: Context<AppEnv>,
+  request: { reason: string | undefined; idempotencyKey: string | undefined },
+): CancellationContext {
+  const settings = settingsOf(c.env);
+  return {
     principal: c.var.principal,
-    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
+    reason: request.reason,
+    currency: settings.CURRENCY,
+    idempotencyKey: request.idempotencyKey,
+  };
+}
+
+export const cancelTicket: AppRouteHandler<typeof routes.cancelTicket> = async (c) => {
+  const context = cancellationContextOf(c, {
     reason: c.req.valid("json").reason,
-    currency: settingsOf(c.env).CURRENCY,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
+  const { cancellation, replayed } = await cancelTicketAtBoxOffice(c.var.db, c.req.valid("param").ticketId, context);
   c.header("Cache-Control", "no-store");
   if (replayed) c.header("Idempotent-Replayed", "true");
   return c.json(cancellation, 200);

@@ -1,3 +1,4 @@
+import type { Schemas } from "museum-api-client";
 import { expect } from "vitest";
 import { api } from "../support/helpers";
 
@@ -60,31 +61,7 @@ export function cancel(
   });
 }
 
-/** A line of an order's 201. */
-export type OrderTicket = {
-  ticketId: string;
-  ticketType: "general" | "event";
-  ticketDate: string;
-  eventId?: string;
-  eventName?: string;
-  entryTime?: string;
-  price: number;
-  confirmationCode: string;
-};
-
-export type OrderResponse = { orderId: string; totalPrice: number; currency: string; tickets: OrderTicket[] };
-
-/** A ticket's status as `GET /tickets/{id}` answers it. */
-export type TicketStatusJson = {
-  ticketId: string;
-  status: "valid" | "admitted" | "cancelled";
-  price: number;
-  currency: string;
-  orderId?: string;
-  entryTime?: string;
-  cancelledAt?: string;
-  admittedAt?: string;
-  cancellation?: { source: string; reason?: string; refund: { amount: number } };
-};
-
-export type OrderStatusJson = { orderId: string; createdAt: string; totalPrice: number; currency: string; tickets: TicketStatusJson[] };
+/** The answers of orders and of a ticket's status, as the served document (and so the typed client) types them. */
+export type OrderResponse = Schemas["Order"];
+export type TicketStatusJson = Schemas["TicketStatus"];
+export type OrderStatusJson = Schemas["OrderStatus"];

@@ -2,6 +2,7 @@ import type { AppRouteHandler } from "../../http/types";
 import { museumNowIn } from "../../platform/dates";
 import { readFresh } from "../../platform/fresh-read";
 import { settingsOf } from "../../settings";
+import { cancellationContextOf } from "../handlers";
 import { prerenderSoldTicket, signingKeysFromEnv } from "../image";
 import { buyOrder } from "./buy";
 import type * as routes from "./routes";
@@ -37,13 +38,11 @@ export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
 };
 
 export const cancelOrder: AppRouteHandler<typeof routes.cancelOrder> = async (c) => {
-  const { cancellation, replayed } = await cancelOrderAtBoxOffice(c.var.db, c.req.valid("param").orderId, {
-    principal: c.var.principal,
-    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+  const context = cancellationContextOf(c, {
     reason: c.req.valid("json").reason,
-    currency: settingsOf(c.env).CURRENCY,
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
+  const { cancellation, replayed } = await cancelOrderAtBoxOffice(c.var.db, c.req.valid("param").orderId, context);
   c.header("Cache-Control", "no-store");
   if (replayed) c.header("Idempotent-Replayed", "true");
   return c.json(cancellation, 200);

@@ -1,19 +1,12 @@
 // An order's status, and its cancellation at the box office: each one batch
 // over the order and its tickets.
-import { addKeyCompletion, keyStillInProgress, runKeyed } from "../../idempotency/keys";
-import { claimHeld, type IdempotencyClaimHeld } from "../../idempotency/statements";
+import { keyStillInProgress, runKeyed } from "../../idempotency/keys";
+import type { IdempotencyClaimHeld } from "../../idempotency/statements";
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
 import { Batch, type Db } from "../../platform/batch";
 import { totalOf } from "../../platform/money";
+import { addBoxOfficeCancellation, type CancellationContext, maySee, type StoredCancellation } from "../cancellation";
 import {
-  boxOfficeCancellation,
-  type CancellationContext,
-  maySee,
-  type StoredCancellation,
-} from "../cancellation";
-import {
-  cancelAtBoxOffice,
-  cancellationMade,
   type CancelledTicket,
   selectCancelledBy,
   selectOrderTickets,
@@ -64,16 +57,8 @@ async function cancelOnce(
   context: CancellationContext,
   claim: IdempotencyClaimHeld | undefined,
 ): Promise<OrderCancellation> {
-  const cancellation = boxOfficeCancellation({ orderId }, context);
   const batch = new Batch(db);
-  const cancelled = batch.add(cancelAtBoxOffice(db, cancellation, claim && claimHeld(claim)));
-  const held =
-    claim &&
-    addKeyCompletion(batch, claim, {
-      resourceId: orderId,
-      body: JSON.stringify({ cancellationId: cancellation.cancellationId } satisfies StoredCancellation),
-      written: cancellationMade(cancellation.cancellationId),
-    });
+  const { cancelled, held } = addBoxOfficeCancellation(batch, { orderId }, context, claim);
   const { order, tickets } = addOrderReads(batch, orderId);
   await batch.run();
   if (!order.value || !maySee(context.principal, order.value.sold_by)) throw orderNotFound(orderId);
