@@ -256,7 +256,8 @@ describe("POST /orders/{orderId}/cancellation", () => {
   });
 });
 
-describe("races", () => {
+// Each round sends 10 to 20 requests at once: the limit is for a hung test, not a measure of speed.
+describe("races", { timeout: 30_000 }, () => {
   it("a cancellation racing admissions of the same ticket: exactly one wins", async () => {
     const eventId = await createEvent([TODAY]);
     for (let round = 0; round < 3; round++) {
