@@ -9,8 +9,10 @@
 // again (409 already-admitted); an event deleted → its ticket's image changes
 // (new ETag) and its admission is refused (409 ticket-cancelled); an event
 // losing a date with tickets (409 tickets-affected, then ?cancelTickets=true);
-// a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; the
-// day's attendance. Exits non-zero on the first unmet expectation. Every call
+// a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; an
+// order of two at the box office, one ticket taken back (refund, new image,
+// 409 ticket-cancelled at the gate), the other admitted, so the order has
+// nothing left to cancel; the day's attendance. Exits non-zero on the first unmet expectation. Every call
 // goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -125,6 +127,40 @@ async function run({ admin, sales, gate }) {
   expectStatus(await changeDates(moved, [today], true), 200, "the same change with ?cancelTickets=true");
   assert.equal(expectStatus(await ticketStatus(stranded.ticketId), 200, "its ticket").status, "cancelled");
 
+  // The box office takes one ticket of an order back: refunded, its image marked, refused at the gate.
+  const { eventId: family } = expectStatus(await event("E2E box office", [today]), 201, "admin creates a fourth event");
+  const line = { ticketType: "event", eventId: family, ticketDate: today };
+  const order = expectStatus(
+    answer(await sales.POST("/orders", { body: { email: "e2e@example.com", tickets: [line, line] } })),
+    201,
+    "sales sells an order of two",
+  );
+  const [given, kept] = order.tickets;
+  const givenImage = await ticketImage(sales, given.ticketId);
+  const givenCode = readTicketCode(givenImage.body);
+  const cancel = async (ticketId) =>
+    answer(
+      await sales.POST("/tickets/{ticketId}/cancellation", {
+        params: { path: { ticketId } },
+        body: { reason: "Visitor cannot come" },
+      }),
+    );
+  const refund = expectStatus(await cancel(given.ticketId), 200, "the box office cancels one ticket of the order");
+  assert.equal(refund.status, "cancelled");
+  assert.deepEqual(refund.cancellation, { source: "box-office", reason: "Visitor cannot come", refund: { amount: 12 } });
+  assert.deepEqual([refund.refund, refund.currency], [{ amount: 12 }, order.currency]);
+  assert.equal(expectStatus(await cancel(given.ticketId), 409, "the same cancellation again").type, "/problems/ticket-cancelled");
+  const marked = await ticketImage(sales, given.ticketId, givenImage.headers.get("ETag"));
+  expectStatus(marked, 200, "its image, revalidated with the old ETag");
+  assert.notEqual(marked.headers.get("ETag"), givenImage.headers.get("ETag"), "the cancelled ticket's image has a new ETag");
+  assert.equal(expectStatus(await admit(givenCode), 409, "the given-back ticket at the gate").type, "/problems/ticket-cancelled");
+  const keptCode = readTicketCode((await ticketImage(sales, kept.ticketId)).body);
+  expectStatus(await admit(keptCode), 201, "the order's other ticket at the gate");
+  const orderCancel = answer(
+    await sales.POST("/orders/{orderId}/cancellation", { params: { path: { orderId: order.orderId } }, body: {} }),
+  );
+  assert.equal(expectStatus(orderCancel, 409, "cancelling the rest of the order").type, "/problems/nothing-to-cancel");
+
   // The day's attendance.
   const summary = expectStatus(
     answer(await admin.GET("/admissions/summary", { params: { query: { date: today } } })),
@@ -138,6 +174,10 @@ async function run({ admin, sales, gate }) {
   assert.deepEqual(
     summary.events.find((e) => e.eventId === doomed),
     { eventId: doomed, name: "E2E cancelled", sold: 1, admitted: 0, cancelled: 1 },
+  );
+  assert.deepEqual(
+    summary.events.find((e) => e.eventId === family),
+    { eventId: family, name: "E2E box office", sold: 2, admitted: 1, cancelled: 1 },
   );
 }
 

@@ -5,7 +5,10 @@
 //     schedule) with an Idempotency-Key, and again: the replay, no new ticket;
 //  3. fetch its image (200, a PNG, an ETag), then again with If-None-Match: 304;
 //  4. a bad purchase comes back as a typed problem (400, validation-error);
-//  5. on a day with timed entry (made so by an admin): read the availability,
+//  5. a family's order of four (all or nothing, with an Idempotency-Key), then
+//     each of its four images fetched at once and its QR code read: every
+//     image shows its own ticket; the order's status lists the four;
+//  6. on a day with timed entry (made so by an admin): read the availability,
 //     buy for a slot, read the entry time back from the ticket's QR image, and
 //     when the slot is sold out, buy one of the `availableEntryTimes` offered.
 // Everything started here is stopped, whatever happens.
@@ -15,7 +18,7 @@ import { log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
-import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
+import { readTicketCode, ticketIdOfCode } from "../tools/lib/ticket-qr.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
@@ -66,6 +69,36 @@ async function timedEntry(day) {
   log(`timed entry on ${day}: 10:00 sold, then sold out; bought the offered ${offered[0]}`);
 }
 
+/** A family's order of four for `day`, and every ticket's image right after the sale. */
+async function familyOrder(day) {
+  const order = {
+    params: { header: { "idempotency-key": `e2e-kiosk-order-${randomUUID()}` } },
+    body: { email: "family@example.com", tickets: Array.from({ length: 4 }, () => ({ ticketType: "general", ticketDate: day })) },
+  };
+  const sold = await kiosk.POST("/orders", order);
+  expect(sold.response.status === 201, `POST /orders answered ${sold.response.status}: ${JSON.stringify(sold.error)}`);
+  const { orderId, tickets, totalPrice, currency } = sold.data;
+  expect(sold.response.headers.get("Location") === `/v1.1/orders/${orderId}`, "the order has no Location");
+  expect(tickets.length === 4 && new Set(tickets.map((t) => t.ticketId)).size === 4, "the order has not four tickets");
+  const cents = tickets.reduce((sum, t) => sum + Math.round(t.price * 100), 0);
+  expect(Math.round(totalPrice * 100) === cents && /^[A-Z]{3}$/.test(currency), `totalPrice ${totalPrice} ${currency} for ${cents} cents`);
+  const replay = await kiosk.POST("/orders", order);
+  expect(replay.response.headers.get("Idempotent-Replayed") === "true" && replay.data?.orderId === orderId, "the order's retry was not a replay");
+
+  const images = await Promise.all(tickets.map((t) => getTicketImage(kiosk, t.ticketId)));
+  for (const [i, image] of images.entries()) {
+    expect(image.kind === "image", `order ticket ${i}'s image: ${image.kind} ${image.response.status}`);
+    const shown = ticketIdOfCode(readTicketCode(image.image));
+    expect(shown === tickets[i].ticketId, `order ticket ${i}'s image shows ticket ${shown}`);
+  }
+  const status = await kiosk.GET("/orders/{orderId}", { params: { path: { orderId } } });
+  expect(
+    status.response.status === 200 && status.data.tickets.every((t, i) => t.ticketId === tickets[i].ticketId && t.status === "valid"),
+    `GET /orders/{orderId}: ${JSON.stringify(status.data ?? status.error)}`,
+  );
+  log(`order of four for ${day}: ${totalPrice} ${currency}, four images, each with its own ticket's code`);
+}
+
 let failed = false;
 try {
   const ticketDate = await nextWeekdayOpenDay();
@@ -94,8 +127,9 @@ try {
     refused.error?.status === 400 && refused.error.type === "/problems/validation-error" && refused.error.errors?.[0]?.path === "ticketDate",
     `a bad date answered ${JSON.stringify(refused.error)}`,
   );
+  await familyOrder(ticketDate);
   await timedEntry(addDays(ticketDate, 7));
-  log("PASS: buy, replay, image 200 then 304, a typed problem, a timed slot and a sold-out one's offer");
+  log("PASS: buy, replay, image 200 then 304, a typed problem, an order of four and its images, a timed slot and a sold-out one's offer");
 } catch (error) {
   failed = true;
   console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);

@@ -54,3 +54,23 @@ export function readTicketCode(pngBytes) {
   if (!code) throw new Error("no QR code found in the image");
   return code.data;
 }
+
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/**
+ * The ticketId a ticket code names (its fourth part: the UUID's 16 bytes in
+ * base32), unverified: for checking which ticket an image shows, not whether
+ * the code is genuine (only the service can tell that).
+ */
+export function ticketIdOfCode(code) {
+  const id = code.split(".")[3] ?? "";
+  if (!/^[A-Z2-7]{26}$/.test(id)) throw new Error(`not a ticket code: ${code}`);
+  let bits = "";
+  for (const char of id) bits += BASE32.indexOf(char).toString(2).padStart(5, "0");
+  const hex = bits
+    .slice(0, 128)
+    .match(/.{4}/g)
+    .map((nibble) => parseInt(nibble, 2).toString(16))
+    .join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -6,6 +6,7 @@ import {
   type SigningKeys,
 } from "../../../src/tickets/image";
 import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../../src/tickets/image/token";
+import { ticketIdOfCode } from "../../../tools/lib/ticket-qr.mjs";
 
 const SECRET_OLD = "old-ticket-signing-secret-for-tests-0001";
 const SECRET_NEW = "new-ticket-signing-secret-for-tests-0002";
@@ -35,6 +36,13 @@ function segments(token: string) {
 }
 
 describe("ticket token: format", () => {
+  it("names its ticket as the scripts read it (tools/lib/ticket-qr.mjs)", async () => {
+    for (const ticketId of [TICKET.ticketId, "00000000-0000-4000-8000-000000000000", "ffffffff-ffff-4fff-bfff-ffffffffffff"]) {
+      expect(ticketIdOfCode(await signTicketToken({ ...TICKET, ticketId }, NEW))).toBe(ticketId);
+    }
+    expect(() => ticketIdOfCode("MT1.K2.E20230905.NOT-BASE32.X")).toThrow(/not a ticket code/);
+  });
+
   it("is MT1.<KID>.<T><YYYYMMDD>.<ID>.<SIG>, 70 characters, all QR-alphanumeric", async () => {
     const token = await signTicketToken(TICKET, NEW);
     expect(token).toMatch(FORMAT);
