@@ -1,6 +1,6 @@
 // Cancellation at the box office (docs/orders.md): one batch cancels what can
 // still be cancelled and reads the ticket as it then stands, which decides
-// the answer. Orders cancel theirs through the same statement (orders/cancel.ts).
+// the answer. Orders cancel theirs through the same statement (orders/service.ts).
 import type { Principal } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
