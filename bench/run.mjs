@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~23 min): writes bench/results/latest.md
+//   npm run bench                  full run (~30 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
