@@ -14,7 +14,7 @@ export function percentile(sorted, p) {
 
 /**
  * Runs autocannon against `base` and returns
- * { requests, seconds, rps, p50, p90, p99, max, mean, statuses, unexpected, errors, timeouts }.
+ * { requests, seconds, rps, p50, p90, p95, p99, max, mean, statuses, unexpected, errors, timeouts }.
  * `expect` lists the status codes that count as success; any other status,
  * socket error or timeout is an error. `sequence` (n > 1): each connection's
  * requests are steps of n, and the latencies are those of whole sequences
@@ -69,6 +69,7 @@ export async function runLoad({ base, connections, duration, amount, rate, reque
     rps: responses / seconds,
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
+    p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
     mean: latencies.reduce((s, v) => s + v, 0) / (latencies.length || 1),

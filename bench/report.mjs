@@ -1,7 +1,7 @@
 // Renders the results of bench/run.mjs as Markdown, with the budgets of
 // issue 6 checked (ratios measured in the same run).
 import { percentile } from "./load.mjs";
-import { CAPACITY_PAIRS } from "./scenarios.mjs";
+import { CAPACITY_PAIRS, ORDER_LINES, ORDER_PAIRS } from "./scenarios.mjs";
 
 const f = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "–");
 const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
@@ -44,7 +44,14 @@ export function checkBudgets(results) {
       checks.push({ id: r.id, rule: "Worker CPU < 10 ms/req", value: `${f(r.cpuMs.runtime, 2)} ms`, pass: r.cpuMs.runtime < 10 });
     }
   }
-  return [...checks, ...webhookChecks(results), ...capacityChecks(results), ...checkDistanceBudgets(results), ...freshIsolateChecks(results)];
+  return [
+    ...checks,
+    ...webhookChecks(results),
+    ...pairChecks(results.capacityPairs, CAPACITY_PAIRS, CAPACITY_MEASURES),
+    ...pairChecks(results.orderPairsNoPrerender, ORDER_PAIRS, ORDER_MEASURES, " (the pre-render off)"),
+    ...checkDistanceBudgets(results),
+    ...freshIsolateChecks(results),
+  ];
 }
 
 /** The median; of an even count, the mean of the middle two. */
@@ -114,21 +121,60 @@ function webhookChecks(results) {
   ];
 }
 
+/** Issue 20's pairs (CAPACITY_PAIRS): p50 and the Worker's isolate CPU. */
+const CAPACITY_MEASURES = [
+  ["latency", "one connection: p50"],
+  ["isolate", "Worker CPU (the Worker's isolate)"],
+];
+
+/** Issue 21's pair (ORDER_PAIRS): Worker CPU, the workerd process's (its pass has no isolate profiler). */
+const ORDER_MEASURES = [["cpu", "Worker CPU (the workerd process)"]];
+
 /**
- * Issue 20's pairs (CAPACITY_PAIRS): a sale on a full day against an empty one, on a day with
- * limits against one without; p50 and the Worker's isolate CPU, medians of the rounds' ratios.
+ * The budget checks of the pairs `defs` measured in `runs`, one per measure ([PAIR_MEASURES key,
+ * what it is]), each on the median of the rounds' ratios.
  */
-function capacityChecks(results) {
-  return CAPACITY_PAIRS.flatMap((def) => {
-    const pair = pairRatios(results.capacityPairs, def);
+function pairChecks(runs, defs, measures, where = "") {
+  return defs.flatMap((def) => {
+    const pair = pairRatios(runs, def);
     if (pair.rounds.length === 0) return [];
     const each = (key) => pair.rounds.map((e) => f(e[key], 2)).join(", ");
-    const versus = pair.rounds[0].baseline.id;
+    return measures.map(([key, what]) => ({
+      id: def.subject,
+      rule: `${what} ≤ ${def.budget}× ${def.baseline}${where}`,
+      value: `${f(pair[key], 2)}×, the median of the rounds' ${each(key)}`,
+      pass: pair[key] <= def.budget,
+    }));
+  });
+}
+
+/** Each pair of `defs` measured in `runs`: its rounds, then the medians of their ratios (those measured). */
+function pairSections(runs, defs) {
+  return defs.flatMap((def) => {
+    const pair = pairRatios(runs, def);
+    if (pair.rounds.length === 0) return [];
+    const medians = [
+      ["p50", pair.latency],
+      ["isolate samples", pair.isolate],
+      ["process CPU", pair.cpu],
+    ].filter(([, ratio]) => Number.isFinite(ratio));
     return [
-      { id: def.subject, rule: `one connection: p50 ≤ ${def.budget}× ${versus}`, value: `${f(pair.latency, 2)}×, the median of the rounds' ${each("latency")}`, pass: pair.latency <= def.budget },
-      { id: def.subject, rule: `Worker CPU (the Worker's isolate) ≤ ${def.budget}× ${versus}`, value: `${f(pair.isolate, 2)}×, the median of the rounds' ${each("isolate")}`, pass: pair.isolate <= def.budget },
+      "",
+      `**${def.subject} against ${def.baseline}**`,
+      "",
+      ...pairTable(pair, def.baseline),
+      "",
+      `Median of the rounds: ${medians.map(([what, ratio]) => `${what} ${f(ratio, 2)}×`).join(", ")}.`,
     ];
   });
+}
+
+/** How busy other programs kept the machine during the pairs' loads `runs`. */
+function otherProgramsDuring(runs) {
+  const others = median(runs.map((r) => r.otherCores));
+  return others > 0.25
+    ? `**Other programs competed for the CPU**: they kept a median of ${f(others, 2)} cores busy during the pairs' loads, both sides of each round alike.`
+    : "Other programs kept a median of less than 0.25 of a core busy during the pairs' loads.";
 }
 
 /** Issue 20: the pairs round by round, and sales a second on one day through `wrangler dev`. */
@@ -153,23 +199,7 @@ function capacitySection(results) {
         "The empty side sells on a day never sold before, a new one each round. The day with limits has, through " +
         "`PUT /museum-hours/exceptions/{date}`, a capacity of 100,000 and 30-minute entry slots of 100,000 each; its sales ask for 09:30.",
     );
-    for (const { def, pair } of pairs) {
-      lines.push(
-        "",
-        `**${def.subject} against ${def.baseline}**`,
-        "",
-        ...pairTable(pair, def.baseline),
-        "",
-        `Median of the rounds: p50 ${f(pair.latency, 2)}×, isolate samples ${f(pair.isolate, 2)}×, process CPU ${f(pair.cpu, 2)}×.`,
-      );
-    }
-    const others = median(results.capacityPairs.map((r) => r.otherCores));
-    lines.push(
-      "",
-      others > 0.25
-        ? `**Other programs competed for the CPU**: they kept a median of ${f(others, 2)} cores busy during the pairs' loads, both sides of each round alike.`
-        : "Other programs kept a median of less than 0.25 of a core busy during the pairs' loads.",
-    );
+    lines.push(...pairSections(results.capacityPairs, CAPACITY_PAIRS), "", otherProgramsDuring(results.capacityPairs));
   }
   const sales = results.scenarios.find((r) => r.id === "tickets-buy");
   if (sales) {
@@ -182,6 +212,66 @@ function capacitySection(results) {
         `p99 ${f(sales.p99, 2)} ms, ${sales.failures} failures, other programs kept ${f(sales.otherCores, 2)} cores busy. ` +
         "The Worker's CPU and `wrangler dev` on the machine's shared cores bound this figure, not D1's one writer " +
         "(local D1 is SQLite in the same process); what it means in production: docs/capacity.md.",
+    );
+  }
+  return lines;
+}
+
+/**
+ * Issue 21: an order of 4 against a single purchase, with the sale's pre-render on and off; and
+ * the kiosk that buys an order and fetches its images.
+ */
+function orderSection(results) {
+  const lines = [];
+  const on = results.orderPairs ?? [];
+  const off = results.orderPairsNoPrerender ?? [];
+  if (on.length > 0 || off.length > 0) {
+    const s = results.settings;
+    const { budget } = ORDER_PAIRS[0];
+    lines.push(
+      "",
+      `### Orders: an order of ${ORDER_LINES} against a single purchase`,
+      "",
+      `\`POST /orders\` with ${ORDER_LINES} general lines against \`POST /tickets\` for one general ticket, both for the same open ` +
+        "day without limits, measured as the capacity pairs: Miniflare directly, no Queue consumer, one connection at " +
+        `${s.orderPairRate} requests a second, the sides alternating round after round (${s.orderPairRounds} round(s), ` +
+        `${s.orderPairSales} sales each after 20 of warm-up), the medians of the rounds' ratios. Worker CPU is the workerd ` +
+        "process's, local D1 included (so an upper bound); no isolate profiler in this pass: at this pace its sampling " +
+        "would outweigh the sales in the process's CPU. Twice: with the sale's image pre-render as " +
+        "deployed (`PRERENDER_TICKET_IMAGES = \"true\"`: every ticket's image rendered in `waitUntil` after the response, " +
+        "inside the CPU measured) and with it off. " +
+        `Budget (issue 21): the order's Worker CPU ≤ ${budget}× the single purchase's, checked with the pre-render off ` +
+        `(the ${ORDER_LINES} renders are per-ticket work that ${ORDER_LINES} single purchases do as well; docs/performance.md).`,
+    );
+    for (const [runs, title] of [
+      [on, "Pre-render on (as deployed)"],
+      [off, "Pre-render off"],
+    ]) {
+      if (runs.length === 0) continue;
+      const { cpu } = pairRatios(runs, ORDER_PAIRS[0]);
+      lines.push(
+        "",
+        `#### ${title}`,
+        ...pairSections(runs, ORDER_PAIRS),
+        `Process CPU per ticket: ${f(cpu / ORDER_LINES, 2)}× a single purchase's.`,
+        "",
+        otherProgramsDuring(runs),
+      );
+    }
+  }
+  const kiosk = results.scenarios.find((r) => r.id === "kiosk-order-fetch");
+  if (kiosk) {
+    const steps = kiosk.sequence;
+    lines.push(
+      "",
+      `### Kiosk: an order of ${ORDER_LINES}, then its ${ORDER_LINES} images`,
+      "",
+      `\`kiosk-order-fetch\` through \`wrangler dev\` (one connection, ${results.settings.duration} s, the pre-render on): ` +
+        `${Math.floor(kiosk.requests / steps)} sequences of \`POST /orders\` then \`GET /tickets/{id}/qr\` for each ticket; ` +
+        `the whole sequence p50 ${f(kiosk.p50, 2)} ms, p95 ${f(kiosk.p95, 2)} ms, p99 ${f(kiosk.p99, 2)} ms; Worker CPU ` +
+        `${f(kiosk.cpuMs.runtime * steps, 2)} ms a sequence (the order, its ${ORDER_LINES} pre-renders and ${ORDER_LINES} fetches; ` +
+        `${f(kiosk.cpuMs.runtime, 2)} ms a request), proxy CPU ${f((kiosk.cpuMs.proxy + kiosk.cpuMs.wrangler) * steps, 2)} ms a sequence; ` +
+        `${kiosk.failures} failures; other programs kept ${f(kiosk.otherCores, 2)} cores busy.`,
     );
   }
   return lines;
@@ -729,6 +819,7 @@ export function renderMarkdown(results) {
     ...resultsRows(results, checks),
     ...webhookSection(results),
     ...capacitySection(results),
+    ...orderSection(results),
     ...directSection(results),
     ...distanceSection(results, checks),
     ...budgetSection(results, checks),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the performance benchmark of the Museum API (docs/performance.md).
 //
-//   npm run bench                  full run (~23 min): writes bench/results/latest.md
+//   npm run bench                  full run (~30 min): writes bench/results/latest.md
 //   npm run bench -- --smoke       a few seconds per scenario, small seeds; prints the
 //                                  table (kept in $TMPDIR) and exits non-zero on any
 //                                  error or unexpected status, never on timings
@@ -97,6 +97,10 @@ function settings(args) {
     // The alternating pairs' rounds; issue 20's sales per side and round, and the full day's tickets.
     pairRounds: smoke ? 1 : 20,
     pairSales: smoke ? 20 : 300,
+    // Issue 21's order pair: its rounds, sales per side and round, and sales a second (bench/scenarios.mjs, ORDER_PAIRS).
+    orderPairRounds: smoke ? 1 : 10,
+    orderPairSales: smoke ? 10 : 100,
+    orderPairRate: 10,
     fullDayTickets: 10_000,
     against: args.against === undefined ? undefined : resolve(args.against),
   };
@@ -497,46 +501,56 @@ function scenarioContext(db, today, firstCount, rounds) {
   };
 }
 
+/**
+ * A pass of alternating pairs (see runScenarios): Miniflare directly with no Queue consumer (no
+ * delivery runs in the metered process), the Worker's isolate profiled, one connection.
+ */
+const pairPass = (pass) => ({ dbName: "small", direct: true, queueConsumer: false, profileIsolate: true, connections: 1, soak: false, ...pass });
+
 /** The server passes of phase 3: one server per database, then the diagnostic pass without wrangler dev. */
 function serverPasses({ cfg, scenarios, runSoak }) {
   return [
-    { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small"), soak: false },
+    { dbName: "small", direct: false, list: scenarios.filter((s) => s.db === "small" && s.kind !== "order-pair"), soak: false },
     // Issue 13's pair again, on Miniflare directly with no Queue consumer, so no delivery runs in the
     // metered process; the Worker's isolate under V8's profiler (its own CPU, apart from local D1's and
     // the local Queue broker's: bench/inspector.mjs, startProfile). Its sides alternate round after
     // round (see runScenarios), and the median of the rounds' ratios is checked.
-    {
-      dbName: "small",
-      direct: true,
-      queueConsumer: false,
-      profileIsolate: true,
+    pairPass({
       into: "isolatePair",
       // One request at a time, 100 a second: a request's latency is its own, not a wait behind the
       // previous one's work after its response (the Queue send, which local D1 and the local broker
       // share a thread with); and the profiler's sampling thread gets a core when it should.
-      connections: 1,
       rate: 100,
       scale: 2,
       rounds: cfg.pairRounds,
       list: scenarios.filter((s) => s.kind === "webhooks"),
-      soak: false,
-    },
+    }),
     // Issue 20's pairs (CAPACITY_PAIRS), measured as issue 13's: a sale on a full day against an
     // empty one, on a day with limits against one without. The sale's image pre-render is off:
     // it is the same work on both sides, after the response, and would only dilute the ratios.
-    {
+    pairPass({
       dbName: "capacity",
-      direct: true,
-      queueConsumer: false,
-      profileIsolate: true,
       into: "capacityPairs",
       vars: { PRERENDER_TICKET_IMAGES: "false" },
-      connections: 1,
       rate: 100,
       rounds: cfg.pairRounds,
       list: scenarios.filter((s) => s.kind === "capacity"),
-      soak: false,
-    },
+    }),
+    // Issue 21's pair (ORDER_PAIRS): an order of 4 against a single purchase, with the sale's image
+    // pre-render as deployed (on: the order's 4 images are rendered after its response) and off (the
+    // sales' own work only). A few sales a second, so each pre-render is done before the next sale;
+    // at that pace the profiler's own sampling would outweigh the sales in the process's CPU, so it
+    // is off and the Worker's CPU is the workerd process's (local D1 included).
+    ...[true, false].map((prerender) =>
+      pairPass({
+        into: prerender ? "orderPairs" : "orderPairsNoPrerender",
+        profileIsolate: false,
+        vars: { PRERENDER_TICKET_IMAGES: String(prerender) },
+        rate: cfg.orderPairRate,
+        rounds: cfg.orderPairRounds,
+        list: scenarios.filter((s) => s.kind === "order-pair"),
+      }),
+    ),
     // The soak gets a fresh server with a DevTools client attached from the
     // start, to read the Worker's heap (bench/inspector.mjs).
     { dbName: "small", direct: false, list: [], soak: runSoak },
@@ -721,7 +735,7 @@ function writeReport(cfg, results) {
   writeFileSync(cfg.out.replace(/\.md$/, ".raw.json"), `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${markdown}\n`);
   log(`results written to ${cfg.out} (${results.wallSeconds.toFixed(0)} s in all)`);
-  const runs = [...results.scenarios, ...(results.isolatePair ?? []), ...(results.capacityPairs ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
+  const runs = [...results.scenarios, ...(results.isolatePair ?? []), ...(results.capacityPairs ?? []), ...(results.orderPairs ?? []), ...(results.orderPairsNoPrerender ?? []), ...(results.direct ?? []), ...Object.values(results.distance ?? {}).flat(), results.soak, results.directSoak, results.control];
   return runs.filter(Boolean).reduce((n, r) => n + r.failures, 0);
 }
 

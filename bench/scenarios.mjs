@@ -57,12 +57,33 @@ function purchaseRemembered(ctx) {
   };
 }
 
-/** The image of the ticket this connection bought last. */
-function imageOfLastPurchase(ctx) {
+/** The image of a ticket this connection bought: `pick(context)` names it (the last one by default). */
+function imageOfPurchase(ctx, pick = (context) => context.ticketId) {
   return {
     method: "GET",
     headers: { Authorization: ctx.auth },
-    setupRequest: (req, context) => ({ ...req, path: `${API}/tickets/${context.ticketId}/qr` }),
+    setupRequest: (req, context) => ({ ...req, path: `${API}/tickets/${pick(context)}/qr` }),
+  };
+}
+
+/** The lines of the orders scenarios: general tickets for one day. */
+export const ORDER_LINES = 4;
+
+/** `POST /orders` of ORDER_LINES general tickets for `date`, a new buyer each time. */
+function orderOfGeneral(ctx, id, date, remember) {
+  return {
+    method: "POST",
+    path: `${API}/orders`,
+    headers: { ...json(ctx), "Content-Type": "application/json" },
+    ...rotating((n) => ({
+      body: JSON.stringify({
+        email: `bench-${ctx.runId}-${id}-${n}@example.com`,
+        tickets: Array.from({ length: ORDER_LINES }, () => ({ ticketType: "general", ticketDate: date })),
+      }),
+    })),
+    onResponse(status, body, context) {
+      if (remember && status === 201) context.orderTicketIds = JSON.parse(body).tickets.map((t) => t.ticketId);
+    },
   };
 }
 
@@ -115,30 +136,35 @@ const EVENT_CREATES = {
 /** Limits far from reached: a day's capacity and its slots' (docs/capacity.md). */
 const FAR_LIMITS = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 100_000, entrySlotMinutes: 30, slotCapacity: 100_000 };
 
+/** One side of an alternating pair: `amount(cfg)` requests of `request(ctx)`, one at a time, after 20 of warm-up. */
+function pairSide({ id, title, db, kind, amount, request, prepare }) {
+  return { id, title, db, kind, mode: "amount", amount, warmup: 20, expect: [201], prepare, requests: (ctx) => [request(ctx)] };
+}
+
+/** A general sale (`POST /tickets`) for the day `day(ctx)` (`extra`: more of the purchase's fields). */
+function generalSale(ctx, id, day, extra) {
+  return {
+    method: "POST",
+    path: `${API}/tickets`,
+    headers: { ...json(ctx), "Content-Type": "application/json" },
+    ...rotating((n) => ({ body: purchaseBody(ctx, `${id}-${n}`, day(ctx), extra) })),
+  };
+}
+
 /**
  * What issue 20's pairs have in common: general sales, one at a time, on the day `day(ctx)`
  * (`extra`: more of the purchase's fields), the same amount on both sides.
  */
 function capacitySale({ id, title, day, extra, prepare }) {
-  return {
-    id,
-    title,
-    db: "capacity",
-    kind: "capacity",
-    mode: "amount",
-    amount: (cfg) => cfg.pairSales,
-    warmup: 20,
-    expect: [201],
-    prepare,
-    requests: (ctx) => [
-      {
-        method: "POST",
-        path: `${API}/tickets`,
-        headers: { ...json(ctx), "Content-Type": "application/json" },
-        ...rotating((n) => ({ body: purchaseBody(ctx, `${id}-${n}`, day(ctx), extra) })),
-      },
-    ],
-  };
+  return pairSide({ id, title, db: "capacity", kind: "capacity", amount: (cfg) => cfg.pairSales, prepare, request: (ctx) => generalSale(ctx, id, day, extra) });
+}
+
+/**
+ * Issue 21's pair (ORDER_PAIRS): an order of ORDER_LINES general tickets against a single general
+ * purchase, both for the week's open sale day (ctx.saleDate: no limits, so never sold out).
+ */
+function orderPairSide({ id, title, request }) {
+  return pairSide({ id, title, db: "small", kind: "order-pair", amount: (cfg) => cfg.orderPairSales, request });
 }
 
 /** Issue 20's pairs: each subject against its baseline, alternating round after round. */
@@ -147,12 +173,16 @@ export const CAPACITY_PAIRS = [
   { baseline: "sale-unlimited-day", subject: "sale-limited-day", budget: 1.2 },
 ];
 
+/** Issue 21's pair: an order of 4 at most 2× a single purchase in Worker CPU (with the pre-render off: docs/performance.md). */
+export const ORDER_PAIRS = [{ baseline: "order-single", subject: "order-four", budget: 2 }];
+
 /**
  * `db`: which seeded database the scenario runs against ("small": 100 events,
  * "large": 100,000). `mode`: "duration" (fixed time, fixed connections) or
  * "amount" (a fixed number of requests: `amount(cfg)`, default
  * cfg.qrFirstRequests, after `warmup` requests). `kind`: "static", "json" (a JSON
- * endpoint, under the throughput budget), "qr", "kiosk", "gate", "webhooks". `hot`: a hot path,
+ * endpoint, under the throughput budget), "qr", "kiosk", "gate", "webhooks", "capacity" and
+ * "order-pair" (run only in their pairs' passes). `hot`: a hot path,
  * run again at a D1 distance (--d1-rtt) and held to its budget there.
  * `sequence`: the scenario's requests are one kiosk's steps, sent one after
  * the other on one connection; its latency is the whole sequence's.
@@ -299,7 +329,20 @@ export const SCENARIOS = [
     connections: 1,
     sequence: 2,
     expect: [200, 201],
-    requests: (ctx) => [purchaseRemembered(ctx), imageOfLastPurchase(ctx)],
+    requests: (ctx) => [purchaseRemembered(ctx), imageOfPurchase(ctx)],
+  },
+  {
+    id: "kiosk-order-fetch",
+    title: `kiosk: buy an order of ${ORDER_LINES}, then fetch its ${ORDER_LINES} images (one connection; latency of the sequence)`,
+    db: "small",
+    kind: "kiosk",
+    connections: 1,
+    sequence: 1 + ORDER_LINES,
+    expect: [200, 201],
+    requests: (ctx) => [
+      orderOfGeneral(ctx, "kiosk-order", ctx.saleDate, true),
+      ...Array.from({ length: ORDER_LINES }, (_, i) => imageOfPurchase(ctx, (context) => context.orderTicketIds[i])),
+    ],
   },
   {
     id: "kiosk-fetch",
@@ -375,6 +418,16 @@ export const SCENARIOS = [
     id: "sale-unlimited-day",
     title: "`POST /tickets` general, a day without limits",
     day: (ctx) => ctx.days.unlimited,
+  }),
+  orderPairSide({
+    id: "order-single",
+    title: "`POST /tickets`, one general ticket",
+    request: (ctx) => generalSale(ctx, "order-single", (c) => c.saleDate),
+  }),
+  orderPairSide({
+    id: "order-four",
+    title: `\`POST /orders\`, ${ORDER_LINES} general tickets for one day`,
+    request: (ctx) => orderOfGeneral(ctx, "order-four", ctx.saleDate),
   }),
   {
     id: "static-100k",
