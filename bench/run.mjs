@@ -29,11 +29,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumTimeZone, todayIn } from "../tools/lib/dates.mjs";
 import { throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { renderStatement, statements } from "../tools/lib/statements.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 import { buildBundle, startupProfile } from "./build.mjs";
 import { percentile, runLoad } from "./load.mjs";
@@ -468,7 +468,11 @@ async function prepareDatabases(run, work, results) {
     dbs.large = seedDatabase({ persistTo: join(work, "d1-large"), today, events: cfg.largeEvents, tickets: 1 });
     results.largeSeed = { events: cfg.largeEvents, ...dbs.large.timings };
     log(`    seeded in ${(dbs.large.timings.seedMs / 1000).toFixed(1)} s`);
-    results.queryPlan = await listQueryPlan(join(work, "d1-large"), today, work).catch((error) => ({ error: error.message }));
+    try {
+      results.queryPlan = listQueryPlan(join(work, "d1-large"), today);
+    } catch (error) {
+      results.queryPlan = { error: error.message };
+    }
   }
   if (run.needsCapacity) {
     const days = capacityDays(today, cfg.pairRounds);
@@ -798,22 +802,14 @@ async function main(argv) {
 
 /**
  * EXPLAIN QUERY PLAN of the list query exactly as the Worker sends it
- * (`eventsInWindowQuery` of src/events/statements.ts, bundled with its
- * imports by esbuild), with a year's window bound in place of its `?` parameters.
+ * (`eventsInWindowQuery` of src/events/statements.ts, through
+ * tools/lib/statements.mjs), with a year's window in place of its parameters.
  */
-async function listQueryPlan(persistTo, today, work) {
-  const esbuild = require("esbuild");
-  const outfile = join(work, "list-query.mjs");
-  await esbuild.build({ entryPoints: [join(ROOT, "src", "events", "statements.ts")], bundle: true, format: "esm", platform: "neutral", outfile, logLevel: "silent" });
-  const { eventsInWindowQuery } = await import(pathToFileURL(outfile).href);
+function listQueryPlan(persistTo, today) {
+  const { eventsInWindowQuery } = statements().events;
   if (typeof eventsInWindowQuery !== "function") return { error: "eventsInWindowQuery is not exported by src/events/statements.ts" };
   const query = eventsInWindowQuery({ startDate: today, endDate: addDays(today, 365), limit: 11, offset: 0 });
-  const values = [...query.values];
-  const bound = query.sql.replace(/\?/g, () => {
-    const value = values.shift();
-    return typeof value === "number" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
-  });
-  return { sql: bound, plan: explainQueryPlan(persistTo, bound) };
+  return { sql: renderStatement(query), plan: explainQueryPlan(persistTo, query) };
 }
 
 await runMain(main, USAGE);

@@ -2,11 +2,13 @@
 // .wrangler/state): migrations, a bench admin and a gate account, N special events with dates
 // spread over the coming year, and M pre-bought tickets for the QR scenarios.
 //
-// Bulk data goes through ONE SQL file of multi-row INSERTs (BATCH_ROWS rows
-// per statement) run by `wrangler d1 execute DB --local --persist-to <dir>
-// --file`: 100,000 events and their 200,000 dates load in well under a
-// minute, so there is no need to write into miniflare's SQLite file behind
-// wrangler's back.
+// Everything is written through the features' statement builders
+// (tools/lib/statements.mjs): events `EVENTS_PER_STATEMENT` at a time with
+// `insertEvents` and tickets with `importTickets` (each a statement of one
+// JSON parameter), rendered into ONE SQL file run by `wrangler d1 execute DB
+// --local --persist-to <dir> --file`. 100,000 events and their 150,000 dates
+// load in seconds, so there is no need to write into miniflare's SQLite file
+// behind wrangler's back.
 //
 //   node bench/seed.mjs --persist-to /tmp/x --events 100000 --tickets 0
 import { randomBytes } from "node:crypto";
@@ -14,14 +16,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { insertAccountSql } from "../tools/lib/accounts.mjs";
+import { newAccount } from "../tools/lib/accounts.mjs";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
-import { sqlInteger, sqlString } from "../tools/lib/sql.mjs";
-import { runWrangler } from "../tools/lib/wrangler.mjs";
+import { recordingDb as db, renderStatement, sqlScript, statements } from "../tools/lib/statements.mjs";
+import { d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
 
-/** Rows per INSERT statement: keeps each statement around 20–40 KB. */
-export const BATCH_ROWS = 250;
+/** Events (or tickets) per statement: keeps each statement under D1's 100 KB. */
+export const EVENTS_PER_STATEMENT = 400;
 
 
 /** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
@@ -77,62 +79,55 @@ export function capacityDays(today, rounds) {
 }
 
 /**
- * Builds the seed SQL. Returns { sql, account, eventIds, ticketIds, ticketDate }.
- * `dayTickets` ({ date, count }): general tickets sold for one day besides, inserted as rows;
+ * Builds the seed SQL. Returns { sql, eventIds, ticketIds, ticketDate }.
+ * `dayTickets` ({ date, count }): general tickets sold for one day besides, imported as rows;
  * the triggers of migrations/0011 count them into `ticket_places` as they would a sale.
  */
 export function buildSeedSql({ today, events, tickets, dayTickets, accountName = "bench-admin", secret, gate }) {
-  const statements = [];
-  statements.push(
-    insertAccountSql({ name: accountName, role: "admin", secret }),
-  );
+  const b = statements();
+  const steps = [b.accounts.insertAccount(db, newAccount({ name: accountName, role: "admin", secret }))];
   // The gate scenario's scanner.
-  if (gate) statements.push(insertAccountSql({ name: gate.name, role: "gate", secret: gate.secret }));
+  if (gate) steps.push(b.accounts.insertAccount(db, newAccount({ ...gate, role: "gate" })));
 
-  const eventRows = [];
-  const dateRows = [];
   const eventIds = [];
+  const newEvents = [];
   for (let n = 0; n < events; n += 1) {
-    const id = benchUuid(1, n);
-    const name = `Bench event ${String(n).padStart(6, "0")}`;
-    eventIds.push(id);
-    eventRows.push(
-      `(${sqlString(id)}, ${sqlString(name)}, 'Hall ${n % 12}', 'A benchmark event, number ${n}.', ${sqlInteger(500 + (n % 50) * 100)})`,
-    );
-    for (const date of eventDates(n, events, today)) {
-      dateRows.push(`(${sqlString(id)}, ${sqlString(date)}, ${sqlString(name)})`);
-    }
+    const eventId = benchUuid(1, n);
+    eventIds.push(eventId);
+    newEvents.push({
+      eventId,
+      name: `Bench event ${String(n).padStart(6, "0")}`,
+      location: `Hall ${n % 12}`,
+      eventDescription: `A benchmark event, number ${n}.`,
+      price: 5 + (n % 50),
+      dates: eventDates(n, events, today),
+    });
   }
-  for (const rows of chunks(eventRows, BATCH_ROWS)) {
-    statements.push(
-      `INSERT INTO special_events (event_id, name, location, description, price_cents) VALUES\n${rows.join(",\n")};`,
-    );
-  }
-  for (const rows of chunks(dateRows, BATCH_ROWS)) {
-    statements.push(`INSERT INTO special_event_dates (event_id, event_date, event_name) VALUES\n${rows.join(",\n")};`);
-  }
+  for (const chunk of chunks(newEvents, EVENTS_PER_STATEMENT)) steps.push(...b.events.insertEvents(db, chunk));
 
   // Pre-bought general-entry tickets on the next open day, as POST /tickets
   // writes them: the QR scenarios fetch each one's image.
   const ticketDate = nextOpenDay(today);
   const ticketIds = [];
-  const ticketRows = [];
-  const ticketRow = (n, date) =>
-    `(${sqlString(benchUuid(2, n))}, 'general', ${sqlString(date)}, NULL, ${sqlString(confirmationCode("general", n))}, 'bench@example.com', NULL, 2500, ${sqlString(accountName)})`;
+  const sold = [];
+  const ticket = (n, date) => ({
+    ticketId: benchUuid(2, n),
+    ticketType: "general",
+    ticketDate: date,
+    confirmationCode: confirmationCode("general", n),
+    email: "bench@example.com",
+    priceCents: 2500,
+    soldBy: accountName,
+  });
   for (let n = 0; n < tickets; n += 1) {
     ticketIds.push(benchUuid(2, n));
-    ticketRows.push(ticketRow(n, ticketDate));
+    sold.push(ticket(n, ticketDate));
   }
-  for (let n = tickets; n < tickets + (dayTickets?.count ?? 0); n += 1) ticketRows.push(ticketRow(n, dayTickets.date));
-  for (const rows of chunks(ticketRows, BATCH_ROWS)) {
-    statements.push(
-      `INSERT INTO tickets (ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by) VALUES\n${rows.join(",\n")};`,
-    );
-  }
+  for (let n = tickets; n < tickets + (dayTickets?.count ?? 0); n += 1) sold.push(ticket(n, dayTickets.date));
+  for (const chunk of chunks(sold, EVENTS_PER_STATEMENT)) steps.push(b.tickets.importTickets(db, chunk));
   // Fresh statistics so the planner sees the real table sizes (as a long-lived
   // production database would have them).
-  statements.push("ANALYZE;");
-  return { sql: `${statements.join("\n")}\n`, eventIds, ticketIds, ticketDate };
+  return { sql: `${sqlScript(steps)}ANALYZE;\n`, eventIds, ticketIds, ticketDate };
 }
 
 /**
@@ -167,26 +162,20 @@ export function seedDatabase({ persistTo, today, events, tickets, dayTickets, ac
   };
 }
 
-/** The rows of one SQL query, through wrangler against `persistTo`. */
-function queryRows(persistTo, sql) {
-  const out = runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--json", "--command", sql], { capture: true });
-  return JSON.parse(out)?.[0]?.results ?? [];
-}
-
 /** A day's general places taken, as the sale's guard reads them (`ticket_places`) and as counted from `tickets`. */
 export function dayPlaces(persistTo, date) {
-  const day = sqlString(date);
-  const [row] = queryRows(
-    persistTo,
-    `SELECT (SELECT taken FROM ticket_places WHERE ticket_date = ${day} AND scope = 'day' AND ref = '') AS counter, ` +
-      `(SELECT count(*) FROM tickets WHERE ticket_date = ${day} AND ticket_type = 'general' AND cancelled_at IS NULL) AS tickets`,
-  );
-  return { counter: row?.counter ?? 0, tickets: row?.tickets ?? 0 };
+  const b = statements();
+  const [places, attendance] = d1Execute(d1Target({ persistTo }), {
+    command: sqlScript([b.tickets.selectPlacesTaken(db, date), b.tickets.selectAttendance(db, date)]),
+  });
+  const counter = places.find((row) => row.scope === "day")?.taken ?? 0;
+  const general = attendance.find((row) => row.ticket_type === "general");
+  return { counter, tickets: general ? general.sold - general.cancelled : 0 };
 }
 
-/** EXPLAIN QUERY PLAN of an SQL text, through wrangler against `persistTo`. */
-export function explainQueryPlan(persistTo, sql) {
-  const rows = queryRows(persistTo, `EXPLAIN QUERY PLAN ${sql}`);
+/** EXPLAIN QUERY PLAN of a statement (a builder's `Sql` or `Step`), through wrangler against `persistTo`. */
+export function explainQueryPlan(persistTo, statement) {
+  const [rows] = d1Execute(d1Target({ persistTo }), { command: `EXPLAIN QUERY PLAN ${renderStatement(statement)}` });
   // Indent each step under its parent, as the sqlite3 shell prints it.
   const depth = new Map([[0, -1]]);
   return rows.map((row) => {

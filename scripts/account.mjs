@@ -10,9 +10,9 @@
 // is production; `--remote --env staging` is staging. `create` and `rotate`
 // generate a 192-bit random secret, store only its SHA-256 and print the
 // secret once: it cannot be shown again.
-import { ACCOUNT_NAME, ACCOUNT_ROLES, insertAccountSql, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
+import { ACCOUNT_NAME, ACCOUNT_ROLES, newAccount, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
-import { sqlString } from "../tools/lib/sql.mjs";
+import { recordingDb as db, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run account -- <command> [options]
@@ -27,30 +27,19 @@ options:
   --env <name>     a wrangler.toml environment, e.g. staging
 names: 1–64 characters of a-z 0-9 . _ -`;
 
-const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
-
 function accountName(value) {
   if (value === undefined) throw new UsageError("an account name is needed");
   if (!ACCOUNT_NAME.test(value)) throw new UsageError(`invalid account name ${JSON.stringify(value)}`);
   return value;
 }
 
-// The SQL of each command. Values reach it only through sqlString, after
+// The statement of each command: the accounts feature's builders
+// (src/accounts/statements.ts), rendered for wrangler; values only after
 // validation (names and roles) or generation (hashes).
-const SQL = {
-  create: (name, role, secret) => insertAccountSql({ name, role, secret, onConflict: "keep", returning: "name, role, created_at" }),
-  rotate: (name, hash) =>
-    `UPDATE accounts SET secret_sha256 = ${sqlString(hash)} WHERE name = ${sqlString(name)} AND revoked_at IS NULL
-     RETURNING name, role`,
-  list: () => "SELECT name, role, created_at, revoked_at FROM accounts ORDER BY name",
-  revoke: (name) =>
-    `UPDATE accounts SET revoked_at = ${NOW} WHERE name = ${sqlString(name)} AND revoked_at IS NULL
-     RETURNING name, revoked_at`,
-  find: (name) => `SELECT name, revoked_at FROM accounts WHERE name = ${sqlString(name)}`,
-};
+const { accounts } = statements();
 
-function rows(target, command) {
-  return d1Execute(target, { command }).flat();
+function rows(target, step) {
+  return d1Execute(target, { command: sqlScript([step]) }).flat();
 }
 
 function printSecret(name, secret, target) {
@@ -90,7 +79,7 @@ async function main(argv) {
       const role = args.role;
       if (!ACCOUNT_ROLES.includes(role)) throw new UsageError(`--role must be ${ACCOUNT_ROLES.join(" or ")}`);
       const secret = newSecret();
-      const created = rows(target, SQL.create(name, role, secret));
+      const created = rows(target, accounts.insertAccount(db, newAccount({ name, role, secret })));
       if (created.length === 0) {
         throw new Error(`an account named ${name} already exists in ${target.label} (use rotate for a new secret)`);
       }
@@ -102,7 +91,7 @@ async function main(argv) {
       expectPositionals(1);
       const name = accountName(positionals[0]);
       const secret = newSecret();
-      const updated = rows(target, SQL.rotate(name, sha256Hex(secret)));
+      const updated = rows(target, accounts.setAccountSecret(db, name, sha256Hex(secret)));
       if (updated.length === 0) throw new Error(`no active account named ${name} in ${target.label}`);
       log(`new secret for ${name}; the old one no longer works`);
       printSecret(name, secret, target);
@@ -110,10 +99,10 @@ async function main(argv) {
     }
     case "list": {
       expectPositionals(0);
-      const accounts = rows(target, SQL.list());
+      const list = rows(target, accounts.selectAccounts(db));
       log(`accounts in ${target.label}:`);
       const header = { name: "NAME", role: "ROLE", created_at: "CREATED_AT", revoked_at: "REVOKED_AT" };
-      const table = [header, ...accounts.map((a) => ({ ...a, revoked_at: a.revoked_at ?? "-" }))];
+      const table = [header, ...list.map((a) => ({ ...a, revoked_at: a.revoked_at ?? "-" }))];
       const widths = Object.keys(header).map((key) => Math.max(...table.map((row) => String(row[key]).length)));
       for (const row of table) {
         const cells = Object.keys(header).map((key, i) => String(row[key]).padEnd(widths[i]));
@@ -124,9 +113,9 @@ async function main(argv) {
     case "revoke": {
       expectPositionals(1);
       const name = accountName(positionals[0]);
-      const revoked = rows(target, SQL.revoke(name));
+      const revoked = rows(target, accounts.revokeAccount(db, name));
       if (revoked.length === 0) {
-        const existing = rows(target, SQL.find(name))[0];
+        const existing = rows(target, accounts.selectAccounts(db, name))[0];
         throw new Error(
           existing ? `${name} was already revoked at ${existing.revoked_at}` : `no account named ${name} in ${target.label}`,
         );

@@ -3,17 +3,21 @@
 //   npm run db:seed:local                      (local D1, plus the local dev accounts)
 //   node scripts/seed.mjs --remote --env staging   (the staging database; events only)
 //
-// Every statement is INSERT ... ON CONFLICT DO NOTHING (or an upsert that only
-// writes when something differs), so running the seed again changes nothing.
-// An event's dates are written only when the event has none yet, so a rerun on
-// a later day does not add a second set of dates. `--redate` moves the sample
-// events (those not deleted) into the coming weeks again.
+// It writes through the features' statement builders (tools/lib/statements.mjs),
+// never SQL of its own. It reads first what is there (through the builders'
+// reads), then writes only what is missing: a read-then-write in this script
+// rather than seed-only conflict rules in the builders (the seed runs alone).
+// An event is created only when its eventId is unknown (a deleted sample event
+// stays deleted), and given dates only while it has none, so a rerun on a
+// later day changes nothing; `--redate` moves the sample events (those not
+// deleted) into the coming weeks again. Holidays are set only on dates without
+// an exception; a local dev account is written only when it differs from .dev.vars.
 import { pathToFileURL } from "node:url";
-import { ACCOUNT_NAME, insertAccountSql } from "../tools/lib/accounts.mjs";
+import { ACCOUNT_NAME, newAccount } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, daysBetween, museumTimeZone, todayIn, weekday } from "../tools/lib/dates.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
-import { sqlInteger, sqlString } from "../tools/lib/sql.mjs";
+import { recordingDb as db, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import exampleEvent from "../src/webhooks/example-event.json" with { type: "json" };
 
@@ -131,65 +135,22 @@ export function placeSampleDates(events, today) {
   });
 }
 
-/** The SQL that loads the sample events; each statement RETURNs what it wrote. */
-export function sampleEventsSql(events, { redate = false } = {}) {
-  const ids = events.map((e) => sqlString(e.eventId)).join(", ");
-  const statements = [];
-  if (redate) {
-    statements.push(
-      `DELETE FROM special_event_dates WHERE event_id IN (SELECT event_id FROM special_events WHERE event_id IN (${ids}) AND cancelled_at IS NULL) RETURNING 'redated' AS seeded;`,
-    );
-  }
-  for (const e of events) {
-    statements.push(
-      `INSERT INTO special_events (event_id, name, location, description, price_cents) VALUES (${[
-        sqlString(e.eventId),
-        sqlString(e.name),
-        sqlString(e.location),
-        sqlString(e.eventDescription),
-        sqlInteger(Math.round(e.price * 100)),
-      ].join(", ")}) ON CONFLICT DO NOTHING RETURNING 'event' AS seeded;`,
-    );
-    // Only for an event that is live and has no dates yet: a rerun on a later
-    // day must not give it a second set. event_name is copied from the stored
-    // row, as the app does. (SQLite reads the whole SELECT before inserting,
-    // because it reads the table being inserted into.)
-    const dates = e.dates.map((d) => `(${sqlString(d)})`).join(", ");
-    statements.push(
-      `INSERT INTO special_event_dates (event_id, event_date, event_name)
-  SELECT e.event_id, d.column1, e.name FROM special_events e, (VALUES ${dates}) d
-   WHERE e.event_id = ${sqlString(e.eventId)} AND e.cancelled_at IS NULL
-     AND NOT EXISTS (SELECT 1 FROM special_event_dates x WHERE x.event_id = e.event_id)
-  ON CONFLICT DO NOTHING RETURNING 'date' AS seeded;`,
-    );
-  }
-  return statements;
-}
-
 /**
  * Sample holidays, as dated exceptions to the weekly schedule: the museum is
  * closed on the next Christmas Day and New Year's Day, and closes early on the
  * next Christmas Eve. Dates already set (by an admin, or an earlier seed) are
  * left as they are.
  */
-export function sampleHolidaySql(today) {
+export function sampleHolidays(today) {
   const next = (monthDay) => {
     const thisYear = `${today.slice(0, 4)}-${monthDay}`;
     return thisYear >= today ? thisYear : `${Number(today.slice(0, 4)) + 1}-${monthDay}`;
   };
-  const holidays = [
-    { date: next("12-24"), open: "09:00", close: "13:00", reason: "Christmas Eve: closes early" },
-    { date: next("12-25"), open: null, close: null, reason: "Christmas Day" },
-    { date: next("01-01"), open: null, close: null, reason: "New Year's Day" },
+  return [
+    { date: next("12-24"), hours: { timeOpen: "09:00", timeClose: "13:00" }, reason: "Christmas Eve: closes early" },
+    { date: next("12-25"), hours: null, reason: "Christmas Day" },
+    { date: next("01-01"), hours: null, reason: "New Year's Day" },
   ];
-  return holidays.map(
-    (h) => `INSERT INTO museum_hours_exceptions (date, time_open, time_close, reason) VALUES (${[
-      sqlString(h.date),
-      h.open === null ? "NULL" : sqlString(h.open),
-      h.close === null ? "NULL" : sqlString(h.close),
-      sqlString(h.reason),
-    ].join(", ")}) ON CONFLICT DO NOTHING RETURNING 'holiday' AS seeded;`,
-  );
 }
 
 /**
@@ -199,7 +160,7 @@ export function sampleHolidaySql(today) {
  * is optional, so that a .dev.vars copied before it existed still seeds (copy
  * its two lines from .dev.vars.example). Only ever run against local D1.
  */
-export function localAccountsSql(vars) {
+export function localAccounts(vars) {
   const accounts = [
     { prefix: "LOCAL_ADMIN", role: "admin" },
     { prefix: "LOCAL_SALES", role: "sales" },
@@ -217,7 +178,7 @@ export function localAccountsSql(vars) {
     if (!secret || secret.length < 16 || secret.includes(":")) {
       throw new UsageError(`.dev.vars: ${prefix}_SECRET must be at least 16 characters, without ':'`);
     }
-    return insertAccountSql({ name, role, secret, onConflict: "update", returning: "'account' AS seeded" });
+    return newAccount({ name, role, secret });
   });
 }
 
@@ -250,26 +211,81 @@ async function main(argv) {
   if (!ISO_DATE.test(today) || Number.isNaN(Date.parse(`${today}T00:00:00Z`))) throw new UsageError("--today must be YYYY-MM-DD");
 
   const events = placeSampleDates(SAMPLE_EVENTS, today);
-  const statements = [
-    ...sampleEventsSql(events, { redate: args.redate === true }),
-    ...sampleHolidaySql(today),
-    // The dev accounts are local-only: a remote seed never writes accounts.
-    ...(remote ? [] : localAccountsSql(ensureDevVars())),
-  ];
+  const holidays = sampleHolidays(today);
+  // The dev accounts are local-only: a remote seed never writes accounts.
+  const accounts = remote ? [] : localAccounts(ensureDevVars());
 
   if (!args.quiet) log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
-  const rows = d1Execute(target, { sql: `${statements.join("\n")}\n` }).flat();
+  const found = readSeeded(target, { events, holidays, accounts });
+  const { steps, written } = seedSteps({ events, holidays, accounts }, found, { redate: args.redate === true });
+  if (steps.length > 0) d1Execute(target, { sql: sqlScript(steps) });
+  const label = { event: "events", date: "event dates", redated: "events redated", holiday: "holidays", account: "accounts" };
+  const summary = Object.entries(written).map(([kind, n]) => `${label[kind]}: ${n}`);
+  if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
+  else if (!args.quiet) log("seed wrote nothing: the sample data is already there");
+}
+
+/**
+ * What the database holds of the sample data, read in one `wrangler d1
+ * execute --command` through the builders' reads: per event whether its id
+ * is known (`eventName`, deleted or not) and the event if active; per holiday
+ * whether its date has an exception; per account its active credential.
+ */
+export function readSeeded(target, { events, holidays, accounts }) {
+  const b = statements();
+  const sql = b.sql.default;
+  const reads = [
+    ...events.flatMap((e) => [sql`SELECT ${b.events.eventName(sql`${e.eventId}`)} AS name`, b.events.selectActiveEvent(db, e.eventId)]),
+    ...holidays.map((h) => b.hours.exceptionExists(db, h.date)),
+    ...accounts.map((a) => b.accounts.selectActiveAccountCredential(db, a.name)),
+  ];
+  const results = d1Execute(target, { command: sqlScript(reads) });
+  if (results.length !== reads.length) throw new Error(`expected ${reads.length} results from wrangler, got ${results.length}`);
+  const first = (i) => results[i][0] ?? null;
+  let i = 0;
+  const eventsFound = events.map(() => {
+    const known = first(i++)?.name != null;
+    const row = first(i++);
+    return { known, active: row === null ? null : JSON.parse(row.event) };
+  });
+  const holidaysFound = holidays.map(() => first(i++) !== null);
+  const accountsFound = accounts.map(() => first(i++));
+  return { events: eventsFound, holidays: holidaysFound, accounts: accountsFound };
+}
+
+/** The builders' steps that add what `found` lacks, and a count of what they write by kind. */
+export function seedSteps({ events, holidays, accounts }, found, { redate = false } = {}) {
+  const b = statements();
+  const steps = [];
   const written = {};
-  for (const row of rows) {
-    if (row && typeof row.seeded === "string") written[row.seeded] = (written[row.seeded] ?? 0) + 1;
-  }
-  const label = { redated: "old dates removed", event: "events", date: "event dates", holiday: "holidays", account: "accounts" };
-  const summary = Object.entries(written).map(([kind, n]) => `${label[kind] ?? kind}: ${n}`);
-  // A remote --file run is an import: wrangler reports totals, not rows.
-  const remoteTotals = rows.find((row) => row && "Rows written" in row);
-  if (remoteTotals) log(`seed done: ${remoteTotals["Rows written"]} rows written`);
-  else if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
-  else if (!args.quiet) log(remote ? "seed done" : "seed wrote nothing: the sample data is already there");
+  const count = (kind, n = 1) => {
+    if (n > 0) written[kind] = (written[kind] ?? 0) + n;
+  };
+  events.forEach((event, i) => {
+    const { known, active } = found.events[i];
+    const { eventId, ...input } = event;
+    if (!known) {
+      steps.push(...b.events.insertEvent(db, eventId, input));
+      count("event");
+      count("date", event.dates.length);
+    } else if (active && (active.dates.length === 0 || (redate && active.dates.join() !== event.dates.join()))) {
+      // Only the dates: a sample event an admin has changed keeps its other fields.
+      steps.push(...b.events.updateEventFields(db, eventId, { dates: event.dates }));
+      count(active.dates.length === 0 ? "date" : "redated", active.dates.length === 0 ? event.dates.length : 1);
+    }
+  });
+  holidays.forEach((h, i) => {
+    if (found.holidays[i]) return;
+    steps.push(b.hours.upsertException(db, h.date, h.hours, h.reason));
+    count("holiday");
+  });
+  accounts.forEach((a, i) => {
+    const stored = found.accounts[i];
+    if (stored && stored.role === a.role && stored.secret_sha256 === a.secretSha256) return;
+    steps.push(b.accounts.upsertAccount(db, a));
+    count("account");
+  });
+  return { steps, written };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

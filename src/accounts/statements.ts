@@ -1,6 +1,7 @@
 // The accounts feature's tables (accounts, login_failures): every statement on them.
 import sql from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
+import { SQL_NOW } from "../platform/sql";
 import type { AccountRole } from "./schemas";
 
 export type AccountCredentialRow = {
@@ -15,6 +16,66 @@ export function selectActiveAccountCredential(db: Db, name: string): Step<Accoun
     db,
     sql`SELECT name, role, secret_sha256 FROM accounts WHERE name = ${name} AND revoked_at IS NULL`,
     read.first<AccountCredentialRow>(),
+  );
+}
+
+/** An account as the operator's tool lists it (never its secret's hash). */
+export type AccountRow = { name: string; role: AccountRole; created_at: string; revoked_at: string | null };
+
+/** A new account: its name, role and the lower-case hex SHA-256 of its secret (what `sha256Hex` of platform/crypto.ts gives). */
+export type NewAccount = { name: string; role: AccountRole; secretSha256: string };
+
+const ACCOUNT_COLUMNS = sql`name, role, created_at, revoked_at`;
+
+/** Creates an account; an existing name stays as it is. Reads the account created, or null when the name is taken. */
+export function insertAccount(db: Db, account: NewAccount): Step<AccountRow | null> {
+  return step(
+    db,
+    sql`INSERT INTO accounts (name, role, secret_sha256) VALUES (${account.name}, ${account.role}, ${account.secretSha256})
+        ON CONFLICT (name) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
+    read.first<AccountRow>(),
+  );
+}
+
+/**
+ * Gives the account `name` the role and secret of `account` and lifts its
+ * revocation, creating it when there is none. Reads the account as written.
+ */
+export function upsertAccount(db: Db, account: NewAccount): Step<AccountRow> {
+  return step(
+    db,
+    sql`INSERT INTO accounts (name, role, secret_sha256) VALUES (${account.name}, ${account.role}, ${account.secretSha256})
+        ON CONFLICT (name) DO UPDATE SET role = excluded.role, secret_sha256 = excluded.secret_sha256, revoked_at = NULL
+        RETURNING ${ACCOUNT_COLUMNS}`,
+    (result) => read.first<AccountRow>()(result)!,
+  );
+}
+
+/** Gives an active account a new secret (its hash); reads the account, or null when there is no active one of that name. */
+export function setAccountSecret(db: Db, name: string, secretSha256: string): Step<AccountRow | null> {
+  return step(
+    db,
+    sql`UPDATE accounts SET secret_sha256 = ${secretSha256} WHERE name = ${name} AND revoked_at IS NULL
+        RETURNING ${ACCOUNT_COLUMNS}`,
+    read.first<AccountRow>(),
+  );
+}
+
+/** Revokes an active account (its requests get 401 from then on); reads it, or null when there is no active one of that name. */
+export function revokeAccount(db: Db, name: string): Step<AccountRow | null> {
+  return step(
+    db,
+    sql`UPDATE accounts SET revoked_at = ${SQL_NOW} WHERE name = ${name} AND revoked_at IS NULL RETURNING ${ACCOUNT_COLUMNS}`,
+    read.first<AccountRow>(),
+  );
+}
+
+/** Every account by name, revoked or not (only the one named `name`, when given). */
+export function selectAccounts(db: Db, name?: string): Step<AccountRow[]> {
+  return step(
+    db,
+    sql`SELECT ${ACCOUNT_COLUMNS} FROM accounts ${name === undefined ? sql`` : sql`WHERE name = ${name}`} ORDER BY name`,
+    read.rows<AccountRow>(),
   );
 }
 

@@ -70,27 +70,48 @@ export function activeEventOn(eventId: string, date: IsoDate): Sql {
    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
 }
 
-// Dates arrive as one JSON array parameter: D1 allows 100 bound parameters per
-// statement and an event may have 366 dates.
-function insertDates(eventId: string, dates: IsoDate[]): Sql {
+/** A new event and its id. */
+export type NewEvent = CreateSpecialEventRequest & { eventId: string };
+
+// Events and their dates arrive as one JSON parameter: D1 allows 100 bound
+// parameters per statement, an event may have 366 dates, and a load (the
+// bench's seed) writes thousands of events per statement.
+function insertDates(events: { eventId: string; dates: IsoDate[] }[]): Sql {
+  const rows = JSON.stringify(events.map(({ eventId, dates }) => ({ eventId, dates })));
   return sql`INSERT INTO special_event_dates (event_id, event_date, event_name)
     SELECT e.event_id, d.value, e.name
-      FROM special_events e, json_each(${JSON.stringify(dates)}) d
-     WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+      FROM json_each(${rows}) n JOIN special_events e ON e.event_id = n.value ->> 'eventId', json_each(n.value -> 'dates') d
+     WHERE e.cancelled_at IS NULL`;
 }
 
-/** The statements that create an event and its dates. */
-export function insertEvent(db: Db, eventId: string, input: CreateSpecialEventRequest): Step<void>[] {
+/** The statements that create events and their dates (two, however many events). */
+export function insertEvents(db: Db, events: NewEvent[]): Step<void>[] {
+  const rows = JSON.stringify(
+    events.map((e) => ({
+      eventId: e.eventId,
+      name: e.name,
+      location: e.location,
+      description: e.eventDescription,
+      priceCents: toCents(e.price),
+      capacity: e.capacity ?? null,
+    })),
+  );
   return [
     step(
       db,
       sql`INSERT INTO special_events (event_id, name, location, description, price_cents, capacity)
-          VALUES (${eventId}, ${input.name}, ${input.location}, ${input.eventDescription}, ${toCents(input.price)},
-                  ${input.capacity ?? null})`,
+          SELECT value ->> 'eventId', value ->> 'name', value ->> 'location', value ->> 'description',
+                 value ->> 'priceCents', value ->> 'capacity'
+            FROM json_each(${rows})`,
       read.nothing,
     ),
-    step(db, insertDates(eventId, input.dates), read.nothing),
+    step(db, insertDates(events), read.nothing),
   ];
+}
+
+/** The statements that create an event and its dates. */
+export function insertEvent(db: Db, eventId: string, input: CreateSpecialEventRequest): Step<void>[] {
+  return insertEvents(db, [{ ...input, eventId }]);
 }
 
 /**
@@ -123,7 +144,7 @@ export function updateEventFields(db: Db, eventId: string, changes: UpdateSpecia
              WHERE event_id = ${eventId} AND ${active} AND event_date NOT IN (SELECT value FROM json_each(${dates}))`,
         read.nothing,
       ),
-      step(db, sql`${insertDates(eventId, changes.dates)} ON CONFLICT DO NOTHING`, read.nothing),
+      step(db, sql`${insertDates([{ eventId, dates: changes.dates }])} ON CONFLICT DO NOTHING`, read.nothing),
     );
   }
   if (changes.name !== undefined) {

@@ -66,6 +66,26 @@ describe("table ownership in src/", () => {
   });
 });
 
+describe("no table in the tools' SQL", () => {
+  // The scripts, the bench and their library write and read through the
+  // builders (tools/lib/statements.mjs), never SQL of their own.
+  const TOOLS = {
+    ...import.meta.glob<string>("../../scripts/**/*.{mjs,js,ts}", { query: "?raw", import: "default", eager: true }),
+    ...import.meta.glob<string>("../../bench/*.{mjs,js,ts}", { query: "?raw", import: "default", eager: true }),
+    ...import.meta.glob<string>("../../tools/**/*.{mjs,js,ts,mts}", { query: "?raw", import: "default", eager: true }),
+  };
+
+  it("reads the tools", () => {
+    expect(Object.keys(TOOLS)).toContain("../../scripts/seed.mjs");
+    expect(Object.keys(TOOLS)).toContain("../../bench/seed.mjs");
+  });
+
+  it("names no table in SQL in scripts/, bench/ or tools/", () => {
+    const tools = new Map(Object.entries(TOOLS).map(([path, source]) => [path.replace("../../", ""), source]));
+    expect(foreignTableReferences(tools)).toEqual([]);
+  });
+});
+
 describe("the check itself", () => {
   it("finds a table named in another feature's SQL, and not in prose", () => {
     const sources = new Map(

@@ -1,9 +1,9 @@
 // Accounts as the scripts create them: a name, a role and the SHA-256 of a
-// random secret (the secret itself is never stored). One INSERT for every
-// script (account, seed, the end-to-end checks, the bench).
+// random secret (the secret itself is never stored), written through the
+// accounts feature's builders (account, seed, the end-to-end checks, the bench).
 import { createHash, randomBytes } from "node:crypto";
 import { UsageError } from "./cli.mjs";
-import { sqlString } from "./sql.mjs";
+import { recordingDb, sqlScript, statements } from "./statements.mjs";
 
 /** Account names: what accounts.name accepts and what Basic auth can carry (no ':'). */
 export const ACCOUNT_NAME = /^[a-z0-9._-]{1,64}$/;
@@ -24,25 +24,21 @@ export function basicAuthorization(name, secret) {
   return `Basic ${Buffer.from(`${name}:${secret}`, "utf8").toString("base64")}`;
 }
 
-const ON_CONFLICT = {
-  // A plain insert: a duplicate name is an error.
-  fail: "",
-  // `account create`: an existing name stays as it is (nothing is returned).
-  keep: "\n  ON CONFLICT (name) DO NOTHING",
-  // The seed of local accounts: role and secret as given, revocation lifted;
-  // a row already so is not rewritten.
-  update: `
-  ON CONFLICT (name) DO UPDATE SET role = excluded.role, secret_sha256 = excluded.secret_sha256, revoked_at = NULL
-  WHERE accounts.role IS NOT excluded.role OR accounts.secret_sha256 IS NOT excluded.secret_sha256 OR accounts.revoked_at IS NOT NULL`,
-};
-
 /**
- * The INSERT of one account with the SHA-256 of `secret`; name and role are
- * checked here. `onConflict`: "fail" | "keep" | "update"; `returning`: a
- * RETURNING clause's column list, if any.
+ * A new account as the accounts feature's builders take it (`insertAccount`,
+ * `upsertAccount` of src/accounts/statements.ts): name and role checked here,
+ * the secret as its SHA-256.
  */
-export function insertAccountSql({ name, role, secret, onConflict = "fail", returning }) {
+export function newAccount({ name, role, secret }) {
   if (!ACCOUNT_NAME.test(name ?? "")) throw new UsageError(`invalid account name ${JSON.stringify(name)}`);
   if (!ACCOUNT_ROLES.includes(role)) throw new UsageError(`role must be one of ${ACCOUNT_ROLES.join(", ")}`);
-  return `INSERT INTO accounts (name, role, secret_sha256) VALUES (${sqlString(name)}, ${sqlString(role)}, ${sqlString(sha256Hex(secret))})${ON_CONFLICT[onConflict]}${returning ? `\n  RETURNING ${returning}` : ""};`;
+  return { name, role, secretSha256: sha256Hex(secret) };
+}
+
+/**
+ * The SQL that creates one account (`insertAccount`, rendered): an existing
+ * name stays as it is, and the statement then returns no row.
+ */
+export function insertAccountSql(account) {
+  return sqlScript([statements().accounts.insertAccount(recordingDb, newAccount(account))]);
 }
