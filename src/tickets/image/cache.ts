@@ -128,6 +128,9 @@ export async function loadTicketImage(
     memory.set(etag, png);
     return { png, source: "edge" };
   }
+  // A render may have begun during the lookup (a sale's pre-render): join it rather than draw twice.
+  const meanwhile = await imageInIsolate(etag);
+  if (meanwhile) return meanwhile;
   return { png: await renderAndStore(ticket, keys, etag, waitUntil), source: "rendered" };
 }
 

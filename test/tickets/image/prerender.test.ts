@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   IMAGE_MEMORY_TTL_MS,
   ensureResvg,
+  loadTicketImage,
   prerenderSoldTickets,
   renderTicketPng,
   signingKeysFromEnv,
@@ -97,6 +98,27 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     expect(counter.renders).toBe(0);
     await prerendered;
     expect(counter.renders).toBe(1);
+  });
+
+  it("a fetch that arrives before the pre-render began and misses the edge cache does not draw the image a second time", async () => {
+    setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
+    const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
+    const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, false))!;
+    const keys = signingKeysFromEnv(env);
+    const etag = await ticketImageEtag(ticket, keys);
+    await ensureResvg();
+    const counter = countRenders();
+    const prerendered = prerenderSoldTickets([body], keys);
+    // The fetch's edge-cache lookup misses, and answers only once the pre-render is done.
+    vi.spyOn(caches.default, "match").mockImplementation(async () => {
+      await prerendered;
+      return undefined;
+    });
+    const writes: Promise<unknown>[] = [];
+    const fetched = await loadTicketImage(ticket, keys, etag, (write) => writes.push(write));
+    await Promise.all(writes);
+    expect(counter.renders).toBe(1);
+    expect(fetched.png).toEqual((await freshRender(body.ticketId)).png);
   });
 
   it("stores the image in the edge cache too: found there once the isolate's memory has let it go", async () => {
