@@ -10,7 +10,7 @@ import { attendanceOn } from "./admission/attendance";
 import {
   loadTicketImage,
   matchesIfNoneMatch,
-  prerenderSoldTicket,
+  prerenderSoldTickets,
   signingKeysFromEnv,
   ticketImageEtag,
 } from "./image";
@@ -31,7 +31,7 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   });
   // A replay's image was prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTicket(response, signingKeysFromEnv(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets([response], signingKeysFromEnv(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

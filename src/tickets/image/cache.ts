@@ -128,22 +128,25 @@ export async function loadTicketImage(
     memory.set(etag, png);
     return { png, source: "edge" };
   }
+  // A render may have begun during the lookup (a sale's pre-render): join it rather than draw twice.
+  const meanwhile = await imageInIsolate(etag);
+  if (meanwhile) return meanwhile;
   return { png: await renderAndStore(ticket, keys, etag, waitUntil), source: "rendered" };
 }
 
 /**
- * Renders a ticket just sold into the caches `GET /tickets/{id}/qr` reads
- * (same ETag, same keys), and remembers the ticket's facts, so the kiosk's
- * first fetch of its image draws nothing and reads no D1. Run off the
- * response path (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES
- * (docs/operations.md). A failure is logged, never thrown: the fetch then
- * renders as it would without this.
+ * Renders tickets just sold into the caches `GET /tickets/{id}/qr` reads
+ * (same ETag, same keys), and remembers their facts, so the kiosk's first
+ * fetch of an image draws nothing and reads no D1. Run off the response path
+ * (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES (docs/operations.md).
+ * A failure is logged, never thrown: the fetch then renders as it would
+ * without this.
  */
-export async function prerenderSoldTicket(
-  sale: Pick<BuyMuseumTicketsResponse, "ticketId" | "ticketType" | "ticketDate" | "confirmationCode" | "eventName" | "entryTime">,
+export async function prerenderSoldTickets(
+  sales: readonly Pick<BuyMuseumTicketsResponse, "ticketId" | "ticketType" | "ticketDate" | "confirmationCode" | "eventName" | "entryTime">[],
   keys: SigningKeys,
 ): Promise<void> {
-  const ticket: TicketForImage = {
+  const tickets = sales.map((sale): TicketForImage => ({
     ticketId: sale.ticketId,
     ticketType: sale.ticketType,
     ticketDate: sale.ticketDate,
@@ -151,9 +154,18 @@ export async function prerenderSoldTicket(
     ...(sale.eventName === undefined ? {} : { eventName: sale.eventName }),
     ...(sale.entryTime === undefined ? {} : { entryTime: sale.entryTime }),
     cancelled: false,
-  };
+  }));
+  for (const ticket of tickets) rememberTicket(ticket);
+  for (const ticket of tickets) {
+    // Each render waits for a timer: the crypto awaits resolve as microtasks, so a render started
+    // at once would run before the response leaves; one at a time lets a GET in between them.
+    await scheduler.wait(0);
+    await prerender(ticket, keys);
+  }
+}
+
+async function prerender(ticket: TicketForImage, keys: SigningKeys): Promise<void> {
   try {
-    rememberTicket(ticket);
     const etag = await ticketImageEtag(ticket, keys);
     // A ticket sold a moment ago cannot be in the edge cache yet: no lookup there.
     if (await imageInIsolate(etag)) return;
@@ -161,6 +173,6 @@ export async function prerenderSoldTicket(
     await renderAndStore(ticket, keys, etag, (write) => writes.push(write));
     await Promise.all(writes);
   } catch (error) {
-    log.warn("ticket image prerender failed", { ticketId: sale.ticketId, error });
+    log.warn("ticket image prerender failed", { ticketId: ticket.ticketId, error });
   }
 }

@@ -16,6 +16,6 @@ export {
   IMAGE_MEMORY_TTL_MS,
   loadTicketImage,
   matchesIfNoneMatch,
-  prerenderSoldTicket,
+  prerenderSoldTickets,
   ticketImageEtag,
 } from "./cache";

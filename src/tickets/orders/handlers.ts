@@ -3,7 +3,7 @@ import { museumNowIn } from "../../platform/dates";
 import { readFresh } from "../../platform/fresh-read";
 import { settingsOf } from "../../settings";
 import { cancellationContextOf } from "../handlers";
-import { prerenderSoldTicket, signingKeysFromEnv } from "../image";
+import { prerenderSoldTickets, signingKeysFromEnv } from "../image";
 import { buyOrder } from "./buy";
 import type * as routes from "./routes";
 import { cancelOrderAtBoxOffice, orderNotFound, orderStatus } from "./service";
@@ -19,8 +19,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   });
   // A replay's images were prepared with its first response.
   if (!replayed && settings.PRERENDER_TICKET_IMAGES) {
-    const keys = signingKeysFromEnv(c.env);
-    c.executionCtx.waitUntil(Promise.all(order.tickets.map((ticket) => prerenderSoldTicket(ticket, keys))));
+    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, signingKeysFromEnv(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

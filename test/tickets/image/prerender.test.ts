@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   IMAGE_MEMORY_TTL_MS,
+  ensureResvg,
+  loadTicketImage,
+  prerenderSoldTickets,
   renderTicketPng,
   signingKeysFromEnv,
   signTicketToken,
@@ -13,7 +16,7 @@ import { api } from "../../support/helpers";
 import { countRenders } from "../../support/render-count";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../../support/round-trips";
 import { setTestVars, settleWaitUntil } from "../../support/worker";
-import { buy, createEvent, type PurchaseResponse } from "../fixtures";
+import { buy, createEvent, order, type OrderResponse, type PurchaseResponse } from "../fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";
 
@@ -65,6 +68,57 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const fresh = await freshRender(body.ticketId);
     expect(fetched.etag).toBe(fresh.etag);
     expect(fetched.png).toEqual(fresh.png);
+  });
+
+  it("renders each ticket of an order once, after the response; each first fetch draws nothing and reads no D1", async () => {
+    const counter = countRenders();
+    const lines = Array.from({ length: 4 }, () => ({ ticketType: "general", ticketDate: "2026-12-02" }));
+    const res = await order({ email: "family@example.com", tickets: lines });
+    expect(res.status).toBe(201);
+    const { tickets } = (await res.json()) as OrderResponse;
+    await settleWaitUntil();
+    expect(counter.renders).toBe(4);
+
+    for (const { ticketId } of tickets) {
+      const fetched = await fetchImage(ticketId);
+      expect(fetched.roundTrips).toBe(0);
+      expect(fetched.etag).toBe((await freshRender(ticketId)).etag);
+    }
+    expect(counter.renders).toBe(4 + 4); // the fresh renders of the comparison only
+  });
+
+  it("starts no render within the microtasks that follow the sale: the response leaves first", async () => {
+    setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
+    const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
+    await ensureResvg();
+    const counter = countRenders();
+    const prerendered = prerenderSoldTickets([body], signingKeysFromEnv(env));
+    // Microtasks only (the crypto awaits resolve as such): a render that did not wait for a timer would run here.
+    for (let i = 0; i < 1_000; i++) await Promise.resolve();
+    expect(counter.renders).toBe(0);
+    await prerendered;
+    expect(counter.renders).toBe(1);
+  });
+
+  it("a fetch that arrives before the pre-render began and misses the edge cache does not draw the image a second time", async () => {
+    setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
+    const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
+    const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, false))!;
+    const keys = signingKeysFromEnv(env);
+    const etag = await ticketImageEtag(ticket, keys);
+    await ensureResvg();
+    const counter = countRenders();
+    const prerendered = prerenderSoldTickets([body], keys);
+    // The fetch's edge-cache lookup misses, and answers only once the pre-render is done.
+    vi.spyOn(caches.default, "match").mockImplementation(async () => {
+      await prerendered;
+      return undefined;
+    });
+    const writes: Promise<unknown>[] = [];
+    const fetched = await loadTicketImage(ticket, keys, etag, (write) => writes.push(write));
+    await Promise.all(writes);
+    expect(counter.renders).toBe(1);
+    expect(fetched.png).toEqual((await freshRender(body.ticketId)).png);
   });
 
   it("stores the image in the edge cache too: found there once the isolate's memory has let it go", async () => {
