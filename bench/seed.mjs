@@ -3,8 +3,8 @@
 // spread over the coming year, and M pre-bought tickets for the QR scenarios.
 //
 // Everything is written through the features' statement builders
-// (tools/lib/statements.mjs): events `EVENTS_PER_STATEMENT` at a time with
-// `insertEvents` and tickets with `importTickets` (each a statement of one
+// (tools/lib/statements.mjs): events with `insertEvents` and tickets with
+// `importTickets`, `ROWS_PER_STATEMENT` at a time (each a statement of one
 // JSON parameter), rendered into ONE SQL file run by `wrangler d1 execute DB
 // --local --persist-to <dir> --file`. 100,000 events and their 150,000 dates
 // load in seconds, so there is no need to write into miniflare's SQLite file
@@ -22,8 +22,8 @@ import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { recordingDb as db, renderStatement, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
 
-/** Events (or tickets) per statement: keeps each statement under D1's 100 KB. */
-export const EVENTS_PER_STATEMENT = 400;
+/** Events, or tickets, per statement: keeps each statement under D1's 100 KB. */
+export const ROWS_PER_STATEMENT = 400;
 
 
 /** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
@@ -89,26 +89,20 @@ export function buildSeedSql({ today, events, tickets, dayTickets, accountName =
   // The gate scenario's scanner.
   if (gate) steps.push(b.accounts.insertAccount(db, newAccount({ ...gate, role: "gate" })));
 
-  const eventIds = [];
-  const newEvents = [];
-  for (let n = 0; n < events; n += 1) {
-    const eventId = benchUuid(1, n);
-    eventIds.push(eventId);
-    newEvents.push({
-      eventId,
-      name: `Bench event ${String(n).padStart(6, "0")}`,
-      location: `Hall ${n % 12}`,
-      eventDescription: `A benchmark event, number ${n}.`,
-      price: 5 + (n % 50),
-      dates: eventDates(n, events, today),
-    });
-  }
-  for (const chunk of chunks(newEvents, EVENTS_PER_STATEMENT)) steps.push(...b.events.insertEvents(db, chunk));
+  const newEvents = Array.from({ length: events }, (_, n) => ({
+    eventId: benchUuid(1, n),
+    name: `Bench event ${String(n).padStart(6, "0")}`,
+    location: `Hall ${n % 12}`,
+    eventDescription: `A benchmark event, number ${n}.`,
+    price: 5 + (n % 50),
+    dates: eventDates(n, events, today),
+  }));
+  const eventIds = newEvents.map((e) => e.eventId);
+  for (const chunk of chunks(newEvents, ROWS_PER_STATEMENT)) steps.push(...b.events.insertEvents(db, chunk));
 
   // Pre-bought general-entry tickets on the next open day, as POST /tickets
   // writes them: the QR scenarios fetch each one's image.
   const ticketDate = nextOpenDay(today);
-  const ticketIds = [];
   const sold = [];
   const ticket = (n, date) => ({
     ticketId: benchUuid(2, n),
@@ -119,12 +113,10 @@ export function buildSeedSql({ today, events, tickets, dayTickets, accountName =
     priceCents: 2500,
     soldBy: accountName,
   });
-  for (let n = 0; n < tickets; n += 1) {
-    ticketIds.push(benchUuid(2, n));
-    sold.push(ticket(n, ticketDate));
-  }
+  for (let n = 0; n < tickets; n += 1) sold.push(ticket(n, ticketDate));
+  const ticketIds = sold.map((t) => t.ticketId);
   for (let n = tickets; n < tickets + (dayTickets?.count ?? 0); n += 1) sold.push(ticket(n, dayTickets.date));
-  for (const chunk of chunks(sold, EVENTS_PER_STATEMENT)) steps.push(b.tickets.importTickets(db, chunk));
+  for (const chunk of chunks(sold, ROWS_PER_STATEMENT)) steps.push(b.tickets.importTickets(db, chunk));
   // Fresh statistics so the planner sees the real table sizes (as a long-lived
   // production database would have them).
   return { sql: `${sqlScript(steps)}ANALYZE;\n`, eventIds, ticketIds, ticketDate };
