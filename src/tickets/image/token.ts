@@ -14,7 +14,9 @@
  * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
+import { notConfigured } from "../../http/problem";
 import { toHex } from "../../platform/crypto";
+import { log } from "../../platform/log";
 import type { TicketType } from "../schemas";
 
 export type SigningKey = { id: string; secret: string };
@@ -96,6 +98,42 @@ export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
     }
   }
   return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
+}
+
+// The keys of each env object (one per isolate in production), parsed once.
+const parsedKeys = new WeakMap<object, SigningKeys | Error>();
+
+function keysOrError(env: KeyEnv): SigningKeys | Error {
+  let parsed = parsedKeys.get(env);
+  if (!parsed) {
+    try {
+      parsed = signingKeysFromEnv(env);
+    } catch (error) {
+      parsed = error instanceof Error ? error : new Error(String(error));
+    }
+    parsedKeys.set(env, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * The signing keys of the Worker's environment, parsed once per env object.
+ * Missing or malformed: a 503 problem that names no secret (the log and
+ * /healthz name the variable), thrown before anything is written.
+ */
+export function signingKeysOf(env: KeyEnv): SigningKeys {
+  const parsed = keysOrError(env);
+  if (parsed instanceof Error) {
+    log.error("ticket signing keys are not configured", { reason: parsed.message });
+    throw notConfigured("Ticket codes cannot be signed or checked right now.");
+  }
+  return parsed;
+}
+
+/** Why the signing keys cannot be used (naming the variable, never its value), or null when they can. */
+export function signingKeysProblem(env: KeyEnv): string | null {
+  const parsed = keysOrError(env);
+  return parsed instanceof Error ? parsed.message : null;
 }
 
 function checkKeyId(where: string, id: string): void {
