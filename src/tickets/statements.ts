@@ -57,7 +57,7 @@ export function ticketsWritten(ticketIds: readonly string[]): Sql {
 }
 
 /** A ticket as `importTickets` writes it: the columns of a sale's row, as the sale would have filled them. */
-export type ImportedTicket = {
+type ImportedTicket = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: IsoDate;
@@ -74,6 +74,7 @@ export type ImportedTicket = {
  * Writes tickets sold elsewhere, many in one statement (one JSON parameter),
  * without the sale's checks: for loading a database (the bench's seed), never
  * for a sale. The triggers of migrations/0011 count their places as a sale's.
+ * @public (used by the tools, which bundle this file)
  */
 export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {
   const rows = JSON.stringify(tickets);
@@ -141,7 +142,7 @@ export function ticketExists(ticketId: string): Sql {
 }
 
 /** Who cancelled a ticket: the box office, or a change by the museum. */
-export type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
 
 /** A ticket's facts as every read of it names them (never the buyer's contact details). */
 export type TicketRow = {
@@ -323,6 +324,7 @@ export type AttendanceRow = {
  * per event. The grouping reads the covering index tickets_by_date only
  * (docs/performance.md); each event's name is then one primary-key lookup.
  * Exported for the query-plan test.
+ * @internal (for tests)
  */
 export function attendanceQuery(date: IsoDate): Sql {
   return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.sold, g.admitted, g.cancelled

@@ -29,14 +29,17 @@ export type VerifiedTicketToken = {
   keyId: string;
 };
 
-export const TOKEN_VERSION = "MT1";
+const TOKEN_VERSION = "MT1";
 /** Key ids: short, and inside the QR alphanumeric set. */
-export const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
+const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
 /** Secrets shorter than this are refused (32 characters: at least 128 bits even as hex). */
-export const MIN_SECRET_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 /** Key id used when TICKET_SIGNING_KEY_ID is not set. */
-export const DEFAULT_KEY_ID = "K1";
-/** The longest well-formed token (an 8-character key id). */
+const DEFAULT_KEY_ID = "K1";
+/**
+ * The longest well-formed token (an 8-character key id).
+ * @internal (for tests)
+ */
 export const MAX_TOKEN_LENGTH = TOKEN_VERSION.length + 1 + 8 + 1 + 9 + 1 + 26 + 1 + 26;
 
 const SIG_BYTES = 16;
@@ -180,7 +183,10 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
 // ---------------------------------------------------------------------------
 // Encoding
 
-/** RFC 4648 base32, upper case, no padding. */
+/**
+ * RFC 4648 base32, upper case, no padding.
+ * @internal (for tests)
+ */
 export function base32Encode(bytes: Uint8Array): string {
   let out = "";
   let buffer = 0;
@@ -201,6 +207,7 @@ export function base32Encode(bytes: Uint8Array): string {
 /**
  * Decodes unpadded upper-case base32 to exactly `length` bytes; null unless the
  * text is the canonical encoding (right length, unused trailing bits zero).
+ * @internal (for tests)
  */
 export function base32Decode(text: string, length: number): Uint8Array | null {
   if (text.length !== Math.ceil((length * 8) / 5)) return null;

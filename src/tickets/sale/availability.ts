@@ -45,12 +45,12 @@ async function readDayState(db: Db, date: IsoDate): Promise<DayState> {
 }
 
 /** True while general tickets for `date` are still sold: the day is open and, for today, not yet closed. */
-export function generalSalesOpen(plan: DayPlan | null, date: IsoDate, now: MuseumNow): plan is DayPlan {
+function generalSalesOpen(plan: DayPlan | null, date: IsoDate, now: MuseumNow): plan is DayPlan {
   return plan !== null && (date > now.today || now.time < plan.timeClose);
 }
 
 /** True while the slot starting at `entryTime` is sold: it has not ended (today) or is on a later day. */
-export function slotOpen(plan: DayPlan, entryTime: string, date: IsoDate, now: MuseumNow): boolean {
+function slotOpen(plan: DayPlan, entryTime: string, date: IsoDate, now: MuseumNow): boolean {
   return date > now.today || now.time < slotEnd(plan, entryTime);
 }
 
@@ -75,7 +75,7 @@ export function generalAvailability(state: DayState, now: MuseumNow): Availabili
 }
 
 /** A day's availability: general places (per slot on a timed day) and each active event's. */
-export function availabilityOf(state: DayState, now: MuseumNow): Availability {
+function availabilityOf(state: DayState, now: MuseumNow): Availability {
   return {
     date: state.date,
     open: state.plan !== null,

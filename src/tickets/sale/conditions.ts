@@ -32,7 +32,7 @@ export type LineConditions = { from: Sql; holds: Partial<Record<ConditionName, S
 const PLAN = raw("d.plan");
 
 /** True while tickets for `date` ending at `end` (SQL `HH:mm`) are still sold at `now`: a later day, or today before `end`. */
-export function onSaleUntil(date: Sql, end: Sql, now: MuseumNow): Sql {
+function onSaleUntil(date: Sql, end: Sql, now: MuseumNow): Sql {
   return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${end}))`;
 }
 

@@ -13,7 +13,10 @@ import type { TicketLine } from "../schemas";
 import { addDayStateReads, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
 import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
-/** The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead. */
+/**
+ * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
+ * @internal (for tests)
+ */
 export function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
   return new ProblemError(409, {
     type: PROBLEM_TYPES.soldOut,
@@ -33,7 +36,7 @@ const fieldProblem = (path: string, message: string) => validationProblem([{ pat
  * lines for the same day, slot or event date count together, in the order
  * of the lines.
  */
-export function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
+function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
   const counted = new Map<string, number>();
   const before = (scope: string) => {
     const n = counted.get(scope) ?? 0;

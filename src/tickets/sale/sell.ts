@@ -48,7 +48,7 @@ export type SaleContext = {
 };
 
 /** A ticket as sold. */
-export type SoldTicket = {
+type SoldTicket = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: string;
