@@ -24,6 +24,7 @@ import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 /** The interface version this service implements (the API description's). */
 const API_VERSION = "1.1.1";
 const API_BASE_PATH = "/v1.1";
+/** @internal (for tests) */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB. */

@@ -1,7 +1,9 @@
 // The Worker's settings (wrangler.toml [vars], docs/operations.md), parsed
 // once per env object into typed values. A value that is missing or out of
 // range falls back to the production default: a typo in the configuration
-// must neither switch a protection off nor fail every request.
+// must neither switch a protection off nor fail every request. Money is the
+// exception: a price or currency that does not parse is null, and nothing is
+// sold at a default (the sale answers 503; /healthz names the setting).
 import { z } from "@hono/zod-openapi";
 
 /** A whole number in [min, max] written as text, or `fallback`. */
@@ -13,6 +15,13 @@ const flag = (fallback: boolean) =>
     .enum(["true", "false"])
     .transform((value) => value === "true")
     .catch(fallback);
+
+/** A setting money depends on: null when missing or malformed, never a default. */
+const required = <T>(schema: z.ZodType<T>) =>
+  z.unknown().transform((value): T | null => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : null;
+  });
 
 const timeZone = z
   .string()
@@ -30,9 +39,11 @@ const SettingsSchema = z.object({
   /** The museum's IANA time zone: what "today" and "now" mean for sales, hours and admission. */
   MUSEUM_TIMEZONE: timeZone,
   /** The price of a general ticket, recorded on each ticket sold. */
-  GENERAL_TICKET_PRICE_CENTS: wholeNumber(0, 100_000_000, 2500),
+  GENERAL_TICKET_PRICE_CENTS: required(
+    z.string().trim().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().max(100_000_000)),
+  ),
   /** The ISO 4217 code of the museum's currency, shown with every total and refund. */
-  CURRENCY: z.string().trim().regex(/^[A-Z]{3}$/).catch("USD"),
+  CURRENCY: required(z.string().trim().regex(/^[A-Z]{3}$/)),
   /** How long before its entry time a timed ticket is admitted at a gate. */
   ADMISSION_EARLY_MINUTES: wholeNumber(0, 240, 15),
   /** Failed logins from one client before it is throttled, and the window they are counted in. */
@@ -62,4 +73,9 @@ export function settingsOf(env: object): Settings {
     parsed.set(env, settings);
   }
   return settings;
+}
+
+/** The settings money depends on that do not parse (their names), for /healthz and the preflight. */
+function invalidMoneySettings(settings: Settings): string[] {
+  return (["GENERAL_TICKET_PRICE_CENTS", "CURRENCY"] as const).filter((name) => settings[name] === null);
 }

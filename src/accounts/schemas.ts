@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
+/** @public (used by the tools, which bundle this file) */
 export const ACCOUNT_ROLES = ["admin", "sales", "gate"] as const;
 
 /**

@@ -20,14 +20,17 @@ export function selectActiveAccountCredential(db: Db, name: string): Step<Accoun
 }
 
 /** An account as the operator's tool lists it (never its secret's hash). */
-export type AccountRow = { name: string; role: AccountRole; created_at: string; revoked_at: string | null };
+type AccountRow = { name: string; role: AccountRole; created_at: string; revoked_at: string | null };
 
 /** A new account: its name, role and the lower-case hex SHA-256 of its secret (what `sha256Hex` of platform/crypto.ts gives). */
-export type NewAccount = { name: string; role: AccountRole; secretSha256: string };
+type NewAccount = { name: string; role: AccountRole; secretSha256: string };
 
 const ACCOUNT_COLUMNS = sql`name, role, created_at, revoked_at`;
 
-/** Creates an account; an existing name stays as it is. Reads the account created, or null when the name is taken. */
+/**
+ * Creates an account; an existing name stays as it is. Reads the account created, or null when the name is taken.
+ * @public (used by the tools, which bundle this file)
+ */
 export function insertAccount(db: Db, account: NewAccount): Step<AccountRow | null> {
   return step(
     db,
@@ -40,6 +43,7 @@ export function insertAccount(db: Db, account: NewAccount): Step<AccountRow | nu
 /**
  * Gives the account `name` the role and secret of `account` and lifts its
  * revocation, creating it when there is none. Reads the account as written.
+ * @public (used by the tools, which bundle this file)
  */
 export function upsertAccount(db: Db, account: NewAccount): Step<AccountRow> {
   return step(
@@ -51,7 +55,10 @@ export function upsertAccount(db: Db, account: NewAccount): Step<AccountRow> {
   );
 }
 
-/** Gives an active account a new secret (its hash); reads the account, or null when there is no active one of that name. */
+/**
+ * Gives an active account a new secret (its hash); reads the account, or null when there is no active one of that name.
+ * @public (used by the tools, which bundle this file)
+ */
 export function setAccountSecret(db: Db, name: string, secretSha256: string): Step<AccountRow | null> {
   return step(
     db,
@@ -61,7 +68,10 @@ export function setAccountSecret(db: Db, name: string, secretSha256: string): St
   );
 }
 
-/** Revokes an active account (its requests get 401 from then on); reads it, or null when there is no active one of that name. */
+/**
+ * Revokes an active account (its requests get 401 from then on); reads it, or null when there is no active one of that name.
+ * @public (used by the tools, which bundle this file)
+ */
 export function revokeAccount(db: Db, name: string): Step<AccountRow | null> {
   return step(
     db,
@@ -70,7 +80,10 @@ export function revokeAccount(db: Db, name: string): Step<AccountRow | null> {
   );
 }
 
-/** Every account by name, revoked or not (only the one named `name`, when given). */
+/**
+ * Every account by name, revoked or not (only the one named `name`, when given).
+ * @public (used by the tools, which bundle this file)
+ */
 export function selectAccounts(db: Db, name?: string): Step<AccountRow[]> {
   return step(
     db,

@@ -11,14 +11,14 @@ import type { AppEnv } from "../env";
  * Content-Security-Policy allows scripts from 'self' only. Public, like the
  * OpenAPI document.
  */
-export const DOCS_PATH = "/docs";
-export const DOCS_SCRIPT_PATH = "/docs/swagger-ui-bundle.js";
-export const DOCS_STYLESHEET_PATH = "/docs/swagger-ui.css";
-export const DOCS_INIT_PATH = "/docs/init.js";
-export const OPENAPI_PATH = "/v1.1/openapi.json";
+const DOCS_PATH = "/docs";
+const DOCS_SCRIPT_PATH = "/docs/swagger-ui-bundle.js";
+const DOCS_STYLESHEET_PATH = "/docs/swagger-ui.css";
+const DOCS_INIT_PATH = "/docs/init.js";
+const OPENAPI_PATH = "/v1.1/openapi.json";
 
 /** Swagger UI's configuration (its `SwaggerUIBundle(options)`). */
-export const SWAGGER_UI_CONFIGURATION = {
+const SWAGGER_UI_CONFIGURATION = {
   url: OPENAPI_PATH,
   dom_id: "#app",
   // Otherwise Swagger UI sends the document to validator.swagger.io for a badge.
@@ -33,7 +33,7 @@ export const SWAGGER_UI_CONFIGURATION = {
  * Swagger UI sets style attributes at run time. Requests go to this origin
  * only (`connect-src 'self'`: the document and "Try it out").
  */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

@@ -71,7 +71,7 @@ export function activeEventOn(eventId: string, date: IsoDate): Sql {
 }
 
 /** A new event and its id. */
-export type NewEvent = CreateSpecialEventRequest & { eventId: string };
+type NewEvent = CreateSpecialEventRequest & { eventId: string };
 
 // Events and their dates arrive as one JSON parameter: D1 allows 100 bound
 // parameters per statement, an event may have 366 dates, and a load (the
@@ -84,7 +84,10 @@ function insertDates(events: { eventId: string; dates: IsoDate[] }[]): Sql {
      WHERE e.cancelled_at IS NULL`;
 }
 
-/** The statements that create events and their dates (two, however many events). */
+/**
+ * The statements that create events and their dates (two, however many events).
+ * @public (used by the tools, which bundle this file)
+ */
 export function insertEvents(db: Db, events: NewEvent[]): Step<void>[] {
   const rows = JSON.stringify(
     events.map((e) => ({
@@ -196,6 +199,7 @@ export type EventWindow = {
  * row only when it is its event's first date in the window (the NOT EXISTS
  * probe is a primary-key lookup), so it stops after offset + limit events
  * however many are stored. Exported for the query-plan test.
+ * @public (used by the tools, which bundle this file)
  */
 export function eventsInWindowQuery(window: EventWindow): Sql {
   return sql`SELECT ${EVENT_JSON} AS event

@@ -10,7 +10,7 @@ const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 const opensBeforeClose = (hours: { timeOpen: string; timeClose: string }) =>
   !TIME.test(hours.timeOpen) || !TIME.test(hours.timeClose) || hours.timeOpen < hours.timeClose;
 
-export const MuseumDailyHoursSchema = z
+const MuseumDailyHoursSchema = z
   .object({
     date: DateSchema.openapi({ description: "Date the operating hours apply to.", example: "2024-12-31" }),
     timeOpen: TimeSchema.openapi({
@@ -142,7 +142,7 @@ export const PutHoursExceptionRequestSchema = z
     description: "A closure (`closed: true`) or special hours for one date.",
     example: { closed: true, reason: "New Year's Day" },
   });
-export type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;
+type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;
 
 export const HoursExceptionSchema = z
   .object({

@@ -150,6 +150,14 @@ export function planValue(plan: DayPlan | null): Sql {
   return sql`${plan === null ? null : JSON.stringify(plan)}`;
 }
 
+/**
+ * A field of a day plan (JSON, as `dayPlanOn` gives it), NULL when it is not
+ * set: how other features read a plan, so the JSON keys are spelled here only.
+ */
+export function planField(plan: Sql, field: keyof DayPlan): Sql {
+  return sql`(${plan} ->> ${raw(`'${field}'`)})`;
+}
+
 const minutes = (time: Sql) => sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 + CAST(substr(${time}, 4, 2) AS INTEGER))`;
 
 /**
@@ -157,25 +165,36 @@ const minutes = (time: Sql) => sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 
  * `plan` (JSON): a slot of `entrySlotMinutes` from `timeOpen`, ending by `timeClose`.
  */
 export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
-  const slot = sql`(${plan} ->> 'entrySlotMinutes')`;
+  const slot = planField(plan, "entrySlotMinutes");
   const start = minutes(entryTime);
-  const open = minutes(sql`(${plan} ->> 'timeOpen')`);
+  const open = minutes(planField(plan, "timeOpen"));
   return sql`(${start} >= ${open} AND (${start} - ${open}) % ${slot} = 0
-    AND ${start} + ${slot} <= ${minutes(sql`(${plan} ->> 'timeClose')`)})`;
+    AND ${start} + ${slot} <= ${minutes(planField(plan, "timeClose"))})`;
 }
 
 /** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
 export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
-  const end = sql`(${minutes(entryTime)} + (${plan} ->> 'entrySlotMinutes'))`;
+  const end = sql`(${minutes(entryTime)} + ${planField(plan, "entrySlotMinutes")})`;
   return sql`printf('%02d:%02d', ${end} / 60, ${end} % 60)`;
+}
+
+/**
+ * When general tickets with `entryTime` (an SQL expression, NULL for none)
+ * stop being sold on a day of `plan` (JSON): its closing time, or the end of
+ * the ticket's slot.
+ */
+export function salesEndOf(plan: Sql, entryTime: Sql): Sql {
+  return sql`(CASE WHEN ${entryTime} IS NULL THEN ${planField(plan, "timeClose")} ELSE ${slotEndOf(plan, entryTime)} END)`;
 }
 
 /**
  * True when a general ticket with `entryTime` (an SQL expression, NULL for
  * none) still has its place under `plan` (JSON, NULL: closed): the day is
- * open and, on a timed day, the ticket's entry time is one of its slot starts.
+ * open and, on a timed day, the ticket's entry time is one of its slot
+ * starts. The one statement of "a change must not strand sold tickets"
+ * (tickets' `strandedBy`).
  */
 export function keepsEntry(plan: Sql, entryTime: Sql): Sql {
-  return sql`(${plan} IS NOT NULL AND ((${plan} ->> 'entrySlotMinutes') IS NULL
+  return sql`(${plan} IS NOT NULL AND (${planField(plan, "entrySlotMinutes")} IS NULL
     OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
 }

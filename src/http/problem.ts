@@ -102,4 +102,19 @@ export const PROBLEM_TYPES = {
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",
   nothingToCancel: "/problems/nothing-to-cancel",
+  /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
+  notConfigured: "/problems/not-configured",
 } as const;
+
+/**
+ * The 503 of a request the service cannot serve as configured (a signing key
+ * or a price missing or malformed). It names no setting: /healthz and the
+ * preflight tell the operator which.
+ */
+export function notConfigured(what: string): ProblemError {
+  return new ProblemError(503, {
+    type: PROBLEM_TYPES.notConfigured,
+    title: "Not configured",
+    detail: `${what} The service is not fully configured; nothing was changed.`,
+  });
+}

@@ -7,7 +7,7 @@ import { sha256Hex } from "../platform/crypto";
 import * as statements from "./statements";
 import type { IdempotencyClaimHeld, IdempotencyScope } from "./statements";
 
-export type IdempotencyClaim<Response> =
+type IdempotencyClaim<Response> =
   /** This request owns the key now and must complete or release it. */
   | { kind: "claimed"; claim: IdempotencyClaimHeld }
   /** The key's first request finished: send its response again. */
@@ -26,6 +26,7 @@ const ABANDONED_CLAIM_MS = 60 * 1000;
  * Claims `key` for this account and request in one round trip: the atomic
  * upsert (a new key, an expired one, or an abandoned claim becomes ours,
  * under a fresh random token) and a read of the row as it then stands.
+ * @internal (for tests)
  */
 export async function claimIdempotencyKey<Response>(
   db: Db,
@@ -53,7 +54,7 @@ export async function claimIdempotencyKey<Response>(
 }
 
 /** Gives up a claim whose request failed, so the client may retry with the key. */
-export async function releaseIdempotencyKey(db: Db, claim: IdempotencyClaimHeld): Promise<void> {
+async function releaseIdempotencyKey(db: Db, claim: IdempotencyClaimHeld): Promise<void> {
   await runStep(statements.releaseKey(db, claim));
 }
 
@@ -63,7 +64,7 @@ export function purgeExpiredIdempotencyKeys(db: Db, now: Date = new Date()): Pro
 }
 
 /** Key-order-independent JSON, so the same request always hashes the same. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))

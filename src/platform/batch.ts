@@ -16,7 +16,10 @@ export type Step<T> = {
 /** A step's result, once its batch has run. */
 export type Handle<T> = { readonly value: T };
 
-/** Prepares an `sql` template (sql-template-tag: `?` placeholders, values bound in order). */
+/**
+ * Prepares an `sql` template (sql-template-tag: `?` placeholders, values bound in order).
+ * @public (used by the tools, which bundle this file)
+ */
 export function prepare(db: Db, query: Sql): D1PreparedStatement {
   return db.prepare(query.sql).bind(...query.values);
 }

@@ -58,7 +58,7 @@ export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
 const timeFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The time of day (`HH:mm`, 24-hour) in an IANA time zone. */
-export function timeIn(timeZone: string, now: Date = new Date()): string {
+function timeIn(timeZone: string, now: Date = new Date()): string {
   let formatter = timeFormatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });

@@ -11,7 +11,7 @@
  * header. See docs/hardening.md ("Logs").
  */
 
-export type LogLevel = "info" | "warn" | "error";
+type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
 
 const SENSITIVE_KEY = /pass(word)?|authori[sz]ation|secret|token|e-?mail|phone|cookie/i;

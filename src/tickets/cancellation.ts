@@ -9,6 +9,7 @@ import { Batch, type Db, type Handle, runStep } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { amountOf } from "../platform/money";
 import { forgetTicketLookups } from "./lookup";
+import { stillOnSale } from "./sale/conditions";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "./problems";
 import type { TicketCancellation } from "./schemas";
 import {
@@ -63,7 +64,7 @@ export function addBoxOfficeCancellation(
         cancelledAt: (context.now ?? new Date()).toISOString(),
         reason: context.reason ?? null,
         soldBy: context.principal.role === "admin" ? null : context.principal.name,
-        museumNow: context.museumNow,
+        cancellable: (ticket) => stillOnSale(ticket, context.museumNow),
       },
       claim && claimHeld(claim),
     ),

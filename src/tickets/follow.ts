@@ -19,20 +19,11 @@ import {
 /** The tickets' part of a change, once added to its batch. */
 export type TicketsPart = {
   /**
-   * Waits for the batch's run: a database refusal to strand valid tickets
-   * becomes the 409 naming how many and which dates (one more read, only
-   * then); either way this isolate then looks tickets up afresh (an image
-   * prints the event's name and the cancelled state).
+   * Waits for the batch's run; either way this isolate then looks tickets up
+   * afresh (an image prints the event's name and the cancelled state).
    */
   settle(run: Promise<void>): Promise<void>;
 };
-
-/** What the database says when a write would strand valid tickets (migrations/0009_admissions.sql). */
-const STRANDED_MARKER = "tickets_would_be_stranded";
-
-function isStrandedRefusal(error: unknown): boolean {
-  return error instanceof Error && error.message.includes(STRANDED_MARKER);
-}
 
 /** The 409 naming the tickets a change would strand, or null when it strands none (any more). */
 async function strandedProblem(db: Db, stranded: Parameters<typeof countTicketsByDate>[1]): Promise<ProblemError | null> {
@@ -53,9 +44,7 @@ async function strandedProblem(db: Db, stranded: Parameters<typeof countTicketsB
  * statements (the event still reads as active, the dates are still there):
  * the cancellation of the tickets it strands, always for a deleted event and
  * with `cancelTickets` otherwise; else a guard that undoes the batch when it
- * would strand any (the 409). Behind it, the database's triggers refuse a
- * closure or a removed event date that would strand valid tickets, whatever
- * writes it.
+ * would strand any (the 409).
  */
 export function followTickets(batch: Batch, cause: TicketCause): TicketsPart {
   const stranded = strandedBy(cause);
@@ -67,9 +56,6 @@ export function followTickets(batch: Batch, cause: TicketCause): TicketsPart {
     async settle(run) {
       try {
         await run;
-      } catch (error) {
-        if (stranded !== null && isStrandedRefusal(error)) throw (await strandedProblem(batch.db, stranded)) ?? error;
-        throw error;
       } finally {
         forgetTicketLookups();
       }

@@ -11,33 +11,55 @@ import {
   loadTicketImage,
   matchesIfNoneMatch,
   prerenderSoldTickets,
-  signingKeysFromEnv,
+  signingKeysOf,
   ticketImageEtag,
 } from "./image";
 import { lookUpTicketForImage } from "./lookup";
 import type * as routes from "./routes";
 import { availabilityOn } from "./sale/availability";
-import { sellTicket } from "./sale/sell";
+import { type Sale, sell } from "./sale/sell";
+import { currencyOf, saleContextOf } from "./sale/context";
 import { type CancellationContext, cancelTicketAtBoxOffice } from "./cancellation";
 import { ticketNotFound } from "./problems";
+import type { BuyMuseumTicketsResponse } from "./schemas";
 import { ticketStatus } from "./status";
 
+const MESSAGES = {
+  general: "Museum general entry ticket purchased",
+  event: "Museum special event ticket purchased",
+} as const;
+
+/** `POST /tickets`' answer (the 1.1.1 shape): the one ticket sold. */
+function ticketPurchased({ tickets: [ticket] }: Sale): BuyMuseumTicketsResponse {
+  const { ticketId, ticketType, ticketDate, eventName, entryTime, confirmationCode } = ticket!;
+  return {
+    message: MESSAGES[ticketType],
+    ticketId,
+    ...(eventName === undefined ? {} : { eventName }),
+    ticketType,
+    ticketDate,
+    ...(entryTime === undefined ? {} : { entryTime }),
+    confirmationCode,
+  };
+}
+
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
-  const { response, replayed } = await sellTicket(c.var.db, c.req.valid("json"), {
-    soldBy: c.var.principal.name,
-    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
-    generalPriceCents: settingsOf(c.env).GENERAL_TICKET_PRICE_CENTS,
-    idempotencyKey: c.req.valid("header")["idempotency-key"],
-  });
+  const purchase = c.req.valid("json");
+  const { answer, replayed } = await sell(
+    c.var.db,
+    { lines: [purchase], email: purchase.email, phone: purchase.phone, addressing: "body", body: purchase },
+    saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] }),
+    ticketPurchased,
+  );
   // A replay's image was prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets([response], signingKeysFromEnv(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets([answer], signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
-  c.header("Location", `${new URL(c.req.url).pathname}/${response.ticketId}/qr`);
+  c.header("Location", `${new URL(c.req.url).pathname}/${answer.ticketId}/qr`);
   if (replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(response, 201);
+  return c.json(answer, 201);
 };
 
 export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = async (c) => {
@@ -54,7 +76,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   const ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, mayRecall));
   if (!ticket) throw ticketNotFound(ticketId);
 
-  const keys = signingKeysFromEnv(c.env);
+  const keys = signingKeysOf(c.env);
   const etag = await ticketImageEtag(ticket, keys);
   // Kiosks may keep the image but must revalidate it, so a cancellation shows.
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
@@ -67,7 +89,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
 
 export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = async (c) => {
   const { ticketId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => ticketStatus(db, ticketId, settingsOf(c.env).CURRENCY));
+  const status = await readFresh(c.var, (db) => ticketStatus(db, ticketId, currencyOf(c.env)));
   if (!status) throw ticketNotFound(ticketId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
@@ -77,7 +99,7 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
   const now = new Date();
   const { today, time } = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE, now);
   const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
-    keys: signingKeysFromEnv(c.env),
+    keys: signingKeysOf(c.env),
     today,
     time,
     earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
@@ -100,7 +122,7 @@ export function cancellationContextOf(
     principal: c.var.principal,
     museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
     reason: request.reason,
-    currency: settings.CURRENCY,
+    currency: currencyOf(c.env),
     idempotencyKey: request.idempotencyKey,
   };
 }

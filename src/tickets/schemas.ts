@@ -35,7 +35,7 @@ const ContactSchema = z.object({ email: z.string(), phone: z.string().optional()
 
 /** A valid purchase of one ticket: a line and the buyer's contact. */
 const PurchaseSchema = z.intersection(TicketLineSchema, ContactSchema);
-export type Purchase = z.infer<typeof PurchaseSchema>;
+type Purchase = z.infer<typeof PurchaseSchema>;
 
 /** The fields that say which ticket is bought, as a request sends them. */
 const lineFields = {
@@ -188,7 +188,7 @@ export const RefundSchema = z
   .object({ amount: Price.openapi({ description: "In the museum's currency, at most two decimals.", example: 25 }) })
   .openapi("Refund");
 
-export const CancellationSchema = z
+const CancellationSchema = z
   .object({
     source: z
       .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])

@@ -1,21 +1,21 @@
 // The tickets feature's tables (tickets, admissions): every statement on
 // them, and the read fragments other features may put in theirs.
-import sql, { raw, type Sql } from "sql-template-tag";
-import { activeEventOn, eventIsActive, eventName } from "../events/statements";
-import { dayPlanOn, isSlotStart, keepsEntry, slotEndOf } from "../hours/statements";
+import sql, { join, raw, type Sql } from "sql-template-tag";
+import { eventIsActive, eventName } from "../events/statements";
+import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
-import type { IsoDate, MuseumNow } from "../platform/dates";
+import type { IsoDate } from "../platform/dates";
 import { SQL_NOW } from "../platform/sql";
-import type { Purchase, TicketType } from "./schemas";
+import type { TicketLine, TicketType } from "./schemas";
 
-export type NewTicket = Purchase & {
+export type NewTicket = TicketLine & {
+  email: string;
+  phone?: string;
   ticketId: string;
   confirmationCode: string;
   /** The price recorded on the ticket: the general price, or its event's as the sale read it. */
   priceCents: number;
   soldBy: string;
-  /** The museum's date and time (`HH:mm`) now: today's general tickets are sold until closing time. */
-  museumNow: MuseumNow;
   /** The order the ticket is a line of (0-based), if any. */
   order?: { orderId: string; line: number };
 };
@@ -26,57 +26,38 @@ const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confi
 export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
 
 /** Places taken on `date` in a scope (`ref` an SQL expression): one primary-key read, however many were sold. */
-const placesTaken = (date: Sql, scope: string, ref: Sql) =>
-  sql`coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)`;
+export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sql {
+  return sql`coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)`;
+}
 
 /**
- * Writes a ticket only while the sale's condition holds, checked in the same
- * statement so that nothing can slip between a check and the write (and no
- * two sales can both take the last place: D1 runs one write at a time).
- * A general ticket: the museum is open that day; `entryTime` is given
- * exactly on a timed day and is one of its slot starts; for today, before
- * closing time (a timed ticket: before its slot ends); and a place is left
- * under the day's `capacity` and the slot's `slotCapacity`. An event ticket:
- * the event is active and has that date, a place is left under its
- * `capacity`. `guard`, an SQL
- * condition, must hold too (an Idempotency-Key's claim). Reads whether it wrote.
+ * Writes a ticket only while `sale.requires` (an SQL condition on the row of
+ * `sale.from`) holds, checked in the same statement so that nothing can slip
+ * between a check and the write (and no two sales can both take the last
+ * place: D1 runs one write at a time). Reads whether it wrote.
  */
-export function insertTicket(db: Db, ticket: NewTicket, guard: Sql = sql`1`): Step<boolean> {
-  const buyer = sql`${ticket.confirmationCode}, ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy}`;
-  const order = sql`${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}`;
-  const date = sql`${ticket.ticketDate}`;
-  if (ticket.ticketType === "event") {
-    return step(
-      db,
-      sql`INSERT INTO tickets ${TICKET_COLUMNS}
-          SELECT ${ticket.ticketId}, 'event', ev.event_date, ev.event_id, ${buyer}, NULL, ${order}
-            FROM (${activeEventOn(ticket.eventId, ticket.ticketDate)}) ev
-           WHERE (ev.capacity IS NULL OR ${placesTaken(date, "event", sql`${ticket.eventId}`)} < ev.capacity)
-             AND ${guard}`,
-      (result) => read.changes(result) > 0,
-    );
-  }
-  const entry = sql`${ticket.entryTime ?? null}`;
-  const plan = raw("d.plan");
+export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requires: Sql }): Step<boolean> {
   return step(
     db,
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
-        SELECT ${ticket.ticketId}, 'general', ${date}, NULL, ${buyer}, ${entry}, ${order}
-          FROM (SELECT ${dayPlanOn(date)} AS plan) d
-         WHERE d.plan IS NOT NULL
-           AND ((d.plan ->> 'entrySlotMinutes') IS NULL) = (${entry} IS NULL)
-           AND (${entry} IS NULL OR ${isSlotStart(plan, entry)})
-           AND (${date} > ${ticket.museumNow.today}
-                OR ${ticket.museumNow.time} < CASE WHEN ${entry} IS NULL THEN d.plan ->> 'timeClose' ELSE ${slotEndOf(plan, entry)} END)
-           AND ((d.plan ->> 'capacity') IS NULL OR ${placesTaken(date, "day", sql`''`)} < (d.plan ->> 'capacity'))
-           AND ((d.plan ->> 'slotCapacity') IS NULL OR ${placesTaken(date, "slot", entry)} < (d.plan ->> 'slotCapacity'))
-           AND ${guard}`,
+        SELECT ${ticket.ticketId}, ${ticket.ticketType}, ${ticket.ticketDate},
+               ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
+               ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
+               ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
+               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}
+          FROM ${sale.from}
+         WHERE ${sale.requires}`,
     (result) => read.changes(result) > 0,
   );
 }
 
+/** How many of the tickets `ticketIds` are written (an SQL expression, for a guard). */
+export function ticketsWritten(ticketIds: readonly string[]): Sql {
+  return sql`(SELECT count(*) FROM tickets WHERE ticket_id IN (${join(ticketIds)}))`;
+}
+
 /** A ticket as `importTickets` writes it: the columns of a sale's row, as the sale would have filled them. */
-export type ImportedTicket = {
+type ImportedTicket = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: IsoDate;
@@ -93,6 +74,7 @@ export type ImportedTicket = {
  * Writes tickets sold elsewhere, many in one statement (one JSON parameter),
  * without the sale's checks: for loading a database (the bench's seed), never
  * for a sale. The triggers of migrations/0011 count their places as a sale's.
+ * @public (used by the tools, which bundle this file)
  */
 export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {
   const rows = JSON.stringify(tickets);
@@ -160,7 +142,7 @@ export function ticketExists(ticketId: string): Sql {
 }
 
 /** Who cancelled a ticket: the box office, or a change by the museum. */
-export type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
 
 /** A ticket's facts as every read of it names them (never the buyer's contact details). */
 export type TicketRow = {
@@ -199,10 +181,8 @@ export function selectOrderTickets(db: Db, orderId: string): Step<TicketRow[]> {
   );
 }
 
-/** How many tickets of the order `orderId` are written (an SQL expression, for a guard). */
-export function orderTicketCount(orderId: string): Sql {
-  return sql`(SELECT count(*) FROM tickets WHERE order_id = ${orderId})`;
-}
+/** A ticket's columns as SQL expressions, for a condition another feature builds on a ticket. */
+export type TicketColumns = { ticketType: Sql; ticketDate: Sql; entryTime: Sql };
 
 /** A box-office cancellation: which tickets (one, or an order's), by whom, and why. */
 export type BoxOfficeCancellation = {
@@ -213,7 +193,8 @@ export type BoxOfficeCancellation = {
   reason: string | null;
   /** Only tickets this account sold (a sales account); null: any (admin). */
   soldBy: string | null;
-  museumNow: MuseumNow;
+  /** True while a ticket can still be cancelled (an SQL condition on its columns). */
+  cancellable: (ticket: TicketColumns) => Sql;
 };
 
 /** A ticket a cancellation took, and what is owed back for it. */
@@ -222,15 +203,13 @@ export type CancelledTicket = { ticket_id: string; refund_cents: number };
 /**
  * Cancels the target's tickets that can still be cancelled, refunding their
  * recorded price: valid (neither admitted nor cancelled), sold by `soldBy`
- * when given, and still sellable (a later day; today: an event ticket all
- * day, a general one until closing, a timed one until its slot ends). `guard`,
- * an SQL condition, must hold too (an Idempotency-Key's claim). Reads the
- * tickets it cancelled; the places they took are free when it returns
- * (migrations/0011_capacity.sql).
+ * when given, and `cancellable`. `guard`, an SQL condition, must hold too
+ * (an Idempotency-Key's claim). Reads the tickets it cancelled; the places
+ * they took are free when it returns (migrations/0011_capacity.sql).
  */
 export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, guard: Sql = sql`1`): Step<CancelledTicket[]> {
-  const { target, museumNow } = cancellation;
-  const plan = dayPlanOn(raw("t.ticket_date"));
+  const { target } = cancellation;
+  const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
   return step(
     db,
     sql`UPDATE tickets AS t
@@ -239,11 +218,7 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
          WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId}` : sql`t.order_id = ${target.orderId}`}
            AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
            AND (${cancellation.soldBy} IS NULL OR t.sold_by = ${cancellation.soldBy})
-           AND (t.ticket_date > ${museumNow.today}
-                OR (t.ticket_date = ${museumNow.today}
-                    AND (t.ticket_type = 'event'
-                         OR ${museumNow.time} < CASE WHEN t.entry_time IS NULL THEN ${plan} ->> 'timeClose'
-                                                     ELSE ${slotEndOf(plan, raw("t.entry_time"))} END)))
+           AND ${cancellation.cancellable(columns)}
            AND ${guard}
         RETURNING ticket_id, refund_cents`,
     read.rows<CancelledTicket>(),
@@ -349,6 +324,7 @@ export type AttendanceRow = {
  * per event. The grouping reads the covering index tickets_by_date only
  * (docs/performance.md); each event's name is then one primary-key lookup.
  * Exported for the query-plan test.
+ * @internal (for tests)
  */
 export function attendanceQuery(date: IsoDate): Sql {
   return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.sold, g.admitted, g.cancelled

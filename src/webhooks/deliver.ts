@@ -16,7 +16,7 @@ import { type AttemptOutcome, recordAttempt, selectDeliveryWork } from "./statem
 import { openSecret, type SealingKeys, signatureHeader } from "./signing";
 import { type Settings, settingsOf } from "../settings";
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** Each retry waits this many times longer than the one before. */
 const BACKOFF_FACTOR = 3;
 /** The longest delay a Queue message can be retried with. */

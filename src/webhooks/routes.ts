@@ -10,7 +10,7 @@ import {
   WebhookSchema,
 } from "./schemas";
 
-export const WEBHOOKS_TAG = "Webhooks";
+const WEBHOOKS_TAG = "Webhooks";
 const tags = [WEBHOOKS_TAG];
 const adminOnly = allowRoles("admin");
 

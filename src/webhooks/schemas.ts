@@ -4,7 +4,7 @@ import { MAX_URL_LENGTH } from "./url-rules";
 
 const MAX_DESCRIPTION = 200;
 
-export const WebhookIdSchema = UuidSchema.openapi({
+const WebhookIdSchema = UuidSchema.openapi({
   description: "Identifier of a webhook subscription.",
   example: "1b0e3c4e-8d0c-4b8f-9a53-5a2f8e0f6c11",
 });
@@ -52,7 +52,7 @@ export const CreatedWebhookSchema = z
 
 export const WebhookListSchema = z.array(WebhookSchema).openapi("WebhookList", { description: "Every subscription." });
 
-export const WebhookDeliverySchema = z
+const WebhookDeliverySchema = z
   .object({
     deliveryId: UuidSchema.openapi({ description: "The delivery's id, sent as its `webhook-id` header." }),
     eventId: UuidSchema.openapi({ description: "The special event the delivery carries." }),

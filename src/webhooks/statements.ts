@@ -6,7 +6,7 @@ import { SQL_NOW, sqlNowShiftedSeconds } from "../platform/sql";
 /** At most this many live subscriptions (the contract: a 21st is 409). */
 export const MAX_SUBSCRIPTIONS = 20;
 /** GET /webhooks/{id}/deliveries lists at most this many, newest first. */
-export const DELIVERIES_LISTED = 30;
+const DELIVERIES_LISTED = 30;
 
 export type SubscriptionRow = {
   webhook_id: string;
@@ -15,7 +15,7 @@ export type SubscriptionRow = {
   created_at: string;
 };
 
-export type DeliveryStatus = "pending" | "delivered" | "retrying" | "failed";
+type DeliveryStatus = "pending" | "delivered" | "retrying" | "failed";
 
 export type DeliveryRow = {
   delivery_id: string;

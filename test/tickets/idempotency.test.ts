@@ -3,10 +3,9 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { ProblemError } from "../../src/http/problem";
-import { claimIdempotencyKey, purgeExpiredIdempotencyKeys, releaseIdempotencyKey } from "../../src/idempotency/keys";
+import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from "../../src/idempotency/keys";
 import type { Db } from "../../src/platform/batch";
-import { newConfirmationCode } from "../../src/tickets/sale/confirmation-code";
-import { sellTicket, writeTicket } from "../../src/tickets/sale/sell";
+import { sell } from "../../src/tickets/sale/sell";
 import { sha256Hex } from "../../src/platform/crypto";
 import { dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
 import { useClock } from "../support/clock";
@@ -167,67 +166,42 @@ describe("a purchase stalled past the 60-second takeover", () => {
   const T = new Date(NOW);
   const LATER = new Date(T.getTime() + 61_000);
   const purchase = (email: string) => ({ ticketType: "general" as const, ticketDate: "2026-12-02", email });
+  const request = (email: string) => ({ lines: [purchase(email)], email, addressing: "body" as const, body: purchase(email) });
   const context = (key: string, now: Date) => ({
     soldBy: "test-sales",
     museumNow: { today: "2026-12-01", time: "12:00" },
     generalPriceCents: 2500,
-    idempotencyKey: key,
+    idempotency: { operation: "buyMuseumTickets" as const, key },
     now,
   });
+  const sellOne = (db: Db, email: string, key: string, now: Date) =>
+    sell(db, request(email), context(key, now), (sale) => ({ ticketId: sale.tickets[0]!.ticketId }));
 
-  it("cannot insert once another request took its key over: the insert writes nothing and says so", async () => {
+  it("sells exactly one ticket: the stalled first request writes nothing and answers 409, the one that took over sells", async () => {
     const key = crypto.randomUUID();
     const email = `${key}@example.com`;
-    const scope = { accountName: "test-sales", operation: "buyMuseumTickets", key };
-    const first = await claimIdempotencyKey(env.DB, scope, "same-body", T);
-    const second = await claimIdempotencyKey(env.DB, scope, "same-body", LATER);
-    if (first.kind !== "claimed" || second.kind !== "claimed") throw new Error("both claims should hold in turn");
-
-    const ticket = () => ({
-      ...purchase(email),
-      ticketId: crypto.randomUUID(),
-      confirmationCode: newConfirmationCode("general"),
-      priceCents: 2500,
-      soldBy: "test-sales",
-      museumNow: { today: "2026-12-01", time: "12:00" },
-    });
-    const before = await dumpDatabase();
-    expect(await writeTicket(env.DB, ticket(), { claim: first.claim, responseBody: "first" })).toBe("claim-lost");
-    await releaseIdempotencyKey(env.DB, first.claim);
-    expect(await dumpDatabase()).toBe(before);
-
-    const mine = ticket();
-    expect(await writeTicket(env.DB, mine, { claim: second.claim, responseBody: "second" })).toBe("inserted");
-    expect(await ticketCount(email)).toBe(1);
-    const row = await env.DB.prepare("SELECT response_body, resource_id FROM idempotency_keys WHERE idempotency_key = ?1")
-      .bind(key)
-      .first();
-    expect(row).toEqual({ response_body: "second", resource_id: mine.ticketId });
-  });
-
-  it("sells exactly one ticket: the stalled first request answers 409, the one that took over sells", async () => {
-    const key = crypto.randomUUID();
-    const email = `${key}@example.com`;
-    // The first request's database stops before its ticket insert until released.
-    let reachedInsert!: () => void;
-    const atInsert = new Promise<void>((resolve) => (reachedInsert = resolve));
+    // The first request's database stops before its sale's write until released.
+    let reachedWrite!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reachedWrite = resolve));
     let resume!: () => void;
     const resumed = new Promise<void>((resolve) => (resume = resolve));
     const stalling: Db = {
       prepare: (sql) => env.DB.prepare(sql),
       batch: async (statements) => {
-        if (statements.length === 3) {
-          reachedInsert();
+        // The key's claim is two statements; the sale's write is more.
+        if (statements.length > 2) {
+          reachedWrite();
           await resumed;
         }
         return env.DB.batch(statements);
       },
     };
 
-    const first = sellTicket(stalling, purchase(email), context(key, T));
-    await atInsert;
-    const second = await sellTicket(env.DB, purchase(email), context(key, LATER));
+    const first = sellOne(stalling, email, key, T);
+    await atWrite;
+    const second = await sellOne(env.DB, email, key, LATER);
     expect(second.replayed).toBe(false);
+    const before = await dumpDatabase();
     resume();
     const problem = await first.then(
       () => undefined,
@@ -235,9 +209,14 @@ describe("a purchase stalled past the 60-second takeover", () => {
     );
     expect(problem).toBeInstanceOf(ProblemError);
     expect((problem as ProblemError).status).toBe(409);
+    expect(await dumpDatabase()).toBe(before);
 
     expect(await ticketCount(email)).toBe(1);
-    const replay = await sellTicket(env.DB, purchase(email), context(key, new Date(LATER.getTime() + 1_000)));
-    expect(replay).toEqual({ response: second.response, replayed: true });
+    const row = await env.DB.prepare("SELECT response_body, resource_id FROM idempotency_keys WHERE idempotency_key = ?1")
+      .bind(key)
+      .first();
+    expect(row).toEqual({ response_body: JSON.stringify(second.answer), resource_id: second.answer.ticketId });
+    const replay = await sellOne(env.DB, email, key, new Date(LATER.getTime() + 1_000));
+    expect(replay).toEqual({ answer: second.answer, replayed: true });
   });
 });

@@ -21,7 +21,10 @@ const ALLOW_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 /** `Access-Control-Max-Age` of a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
-/** Parses `https://kiosk.example.org, https://shop.example.org` into a set of exact origins. */
+/**
+ * Parses `https://kiosk.example.org, https://shop.example.org` into a set of exact origins.
+ * @internal (for tests)
+ */
 export function parseAllowedOrigins(value: string | undefined): Set<string> {
   return new Set(
     (value ?? "")

@@ -7,7 +7,7 @@ import { ProblemError } from "../../http/problem";
  * Lets the request through only when the authenticated account has one of
  * `roles`; otherwise `403`. Runs after `basicAuth`.
  */
-export const requireRole = (...roles: AccountRole[]) =>
+const requireRole = (...roles: AccountRole[]) =>
   createMiddleware<AppEnv>(async (c, next) => {
     if (!roles.includes(c.var.principal.role)) {
       throw new ProblemError(403, {

@@ -35,9 +35,13 @@ export type TicketImageInput = {
   cancelled: boolean;
 };
 
+/** @internal (for tests) */
 export const MUSEUM_NAME = "Redocly Museum";
 
-/** Card geometry, in pixels (the PNG is rendered at this size). */
+/**
+ * Card geometry, in pixels (the PNG is rendered at this size).
+ * @internal (for tests)
+ */
 export const CARD = {
   width: 720,
   height: 320,
@@ -83,7 +87,10 @@ const MAX_INPUT_CODE_POINTS = 1000;
 // ---------------------------------------------------------------------------
 // Text helpers
 
-/** Escapes text for XML character data and attribute values. */
+/**
+ * Escapes text for XML character data and attribute values.
+ * @internal (for tests)
+ */
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
@@ -91,6 +98,7 @@ export function escapeXml(text: string): string {
 /**
  * Makes text safe and single-line: drops characters XML 1.0 forbids (control
  * characters, lone surrogates, U+FFFE/U+FFFF) and collapses whitespace.
+ * @internal (for tests)
  */
 export function cleanText(text: string): string {
   let out = "";
@@ -104,7 +112,8 @@ export function cleanText(text: string): string {
   return out.replace(/\s+/g, " ").trim();
 }
 
-export type FontWeight = "regular" | "bold";
+type FontWeight = "regular" | "bold";
+/** @internal (for tests) */
 export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number };
 
 const advanceIndex = new Map<number, number>(CODE_POINTS.map((cp, i) => [cp, i]));
@@ -116,7 +125,10 @@ function advanceOf(cp: number, weight: FontWeight): number {
   return width > 0 ? width : weight === "bold" ? MAX_ADVANCE_BOLD : MAX_ADVANCE_REGULAR;
 }
 
-/** Estimated rendered width in pixels: Inter's advance widths, plus a safety margin. */
+/**
+ * Estimated rendered width in pixels: Inter's advance widths, plus a safety margin.
+ * @internal (for tests)
+ */
 export function textWidth(text: string, style: TextStyle): number {
   let units = 0;
   let count = 0;
@@ -130,6 +142,7 @@ export function textWidth(text: string, style: TextStyle): number {
 /**
  * The text unchanged when it fits in maxWidth, otherwise cut and ended with "…":
  * at a word boundary when that keeps most of the line, else between characters.
+ * @internal (for tests)
  */
 export function ellipsize(text: string, style: TextStyle, maxWidth: number): string {
   if (textWidth(text, style) <= maxWidth) return text;
@@ -151,6 +164,7 @@ export function ellipsize(text: string, style: TextStyle, maxWidth: number): str
  * Wraps text at spaces into at most maxLines lines of at most maxWidth pixels;
  * a word wider than a line is broken between characters; text left over after
  * the last line is cut and the last line ends with "…".
+ * @internal (for tests)
  */
 export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
   const words = text.split(" ").filter((w) => w !== "");
@@ -186,7 +200,10 @@ export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLi
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** "2023-09-07" → "Thu 7 Sep 2023": a calendar date, so no time zone is involved. */
+/**
+ * "2023-09-07" → "Thu 7 Sep 2023": a calendar date, so no time zone is involved.
+ * @internal (for tests)
+ */
 export function formatTicketDate(date: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) return cleanText(date);
@@ -198,7 +215,7 @@ export function formatTicketDate(date: string): string {
 // ---------------------------------------------------------------------------
 // QR code
 
-export type TicketQr = {
+type TicketQr = {
   /** The dark modules as one <path>, already translated into place. */
   svg: string;
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
@@ -223,6 +240,7 @@ export type TicketQr = {
  *   which resvg fills in far fewer path segments than one square a module.
  * - A translated <g>, not a nested <svg viewBox>: resvg clips a nested <svg>
  *   with a full-canvas mask, which cost ~4 ms a render.
+ * @public (used by the tools, which bundle this file)
  */
 export function buildTicketQr(token: string): TicketQr {
   const { qrBox, qrEcl, qrQuietZone } = CARD;
@@ -261,7 +279,7 @@ const STYLES = {
 } as const satisfies Record<string, TextStyle>;
 
 /** The human-readable lines of the card, already fitted to the text column. */
-export type CardText = {
+type CardText = {
   museum: string;
   /** The ticket's type, or CANCELLED. */
   type: string;
@@ -273,6 +291,7 @@ export type CardText = {
   code: string;
 };
 
+/** @internal (for tests) */
 export function cardText(ticket: TicketImageInput): CardText {
   const w = CARD.textWidth;
   const eventName = ticket.ticketType === "event" ? cleanText(ticket.eventName ?? "") : "";

@@ -4,6 +4,8 @@
  */
 export {
   signingKeysFromEnv,
+  signingKeysOf,
+  signingKeysProblem,
   signTicketToken,
   verifyTicketToken,
   type SigningKey,

@@ -14,7 +14,9 @@
  * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
+import { notConfigured } from "../../http/problem";
 import { toHex } from "../../platform/crypto";
+import { log } from "../../platform/log";
 import type { TicketType } from "../schemas";
 
 export type SigningKey = { id: string; secret: string };
@@ -27,14 +29,17 @@ export type VerifiedTicketToken = {
   keyId: string;
 };
 
-export const TOKEN_VERSION = "MT1";
+const TOKEN_VERSION = "MT1";
 /** Key ids: short, and inside the QR alphanumeric set. */
-export const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
+const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
 /** Secrets shorter than this are refused (32 characters: at least 128 bits even as hex). */
-export const MIN_SECRET_LENGTH = 32;
+const MIN_SECRET_LENGTH = 32;
 /** Key id used when TICKET_SIGNING_KEY_ID is not set. */
-export const DEFAULT_KEY_ID = "K1";
-/** The longest well-formed token (an 8-character key id). */
+const DEFAULT_KEY_ID = "K1";
+/**
+ * The longest well-formed token (an 8-character key id).
+ * @internal (for tests)
+ */
 export const MAX_TOKEN_LENGTH = TOKEN_VERSION.length + 1 + 8 + 1 + 9 + 1 + 26 + 1 + 26;
 
 const SIG_BYTES = 16;
@@ -98,6 +103,42 @@ export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
   return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
 }
 
+// The keys of each env object (one per isolate in production), parsed once.
+const parsedKeys = new WeakMap<object, SigningKeys | Error>();
+
+function keysOrError(env: KeyEnv): SigningKeys | Error {
+  let parsed = parsedKeys.get(env);
+  if (!parsed) {
+    try {
+      parsed = signingKeysFromEnv(env);
+    } catch (error) {
+      parsed = error instanceof Error ? error : new Error(String(error));
+    }
+    parsedKeys.set(env, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * The signing keys of the Worker's environment, parsed once per env object.
+ * Missing or malformed: a 503 problem that names no secret (the log and
+ * /healthz name the variable), thrown before anything is written.
+ */
+export function signingKeysOf(env: KeyEnv): SigningKeys {
+  const parsed = keysOrError(env);
+  if (parsed instanceof Error) {
+    log.error("ticket signing keys are not configured", { reason: parsed.message });
+    throw notConfigured("Ticket codes cannot be signed or checked right now.");
+  }
+  return parsed;
+}
+
+/** Why the signing keys cannot be used (naming the variable, never its value), or null when they can. */
+export function signingKeysProblem(env: KeyEnv): string | null {
+  const parsed = keysOrError(env);
+  return parsed instanceof Error ? parsed.message : null;
+}
+
 function checkKeyId(where: string, id: string): void {
   if (!KEY_ID_PATTERN.test(id)) {
     throw new Error(`${where}: the key id must be 1–8 characters of 0-9 and A-Z (upper case).`);
@@ -142,7 +183,10 @@ function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
 // ---------------------------------------------------------------------------
 // Encoding
 
-/** RFC 4648 base32, upper case, no padding. */
+/**
+ * RFC 4648 base32, upper case, no padding.
+ * @internal (for tests)
+ */
 export function base32Encode(bytes: Uint8Array): string {
   let out = "";
   let buffer = 0;
@@ -163,6 +207,7 @@ export function base32Encode(bytes: Uint8Array): string {
 /**
  * Decodes unpadded upper-case base32 to exactly `length` bytes; null unless the
  * text is the canonical encoding (right length, unused trailing bits zero).
+ * @internal (for tests)
  */
 export function base32Decode(text: string, length: number): Uint8Array | null {
   if (text.length !== Math.ceil((length * 8) / 5)) return null;

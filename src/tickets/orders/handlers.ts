@@ -1,25 +1,45 @@
 import type { AppRouteHandler } from "../../http/types";
-import { museumNowIn } from "../../platform/dates";
 import { readFresh } from "../../platform/fresh-read";
 import { settingsOf } from "../../settings";
 import { cancellationContextOf } from "../handlers";
-import { prerenderSoldTickets, signingKeysFromEnv } from "../image";
-import { buyOrder } from "./buy";
+import { prerenderSoldTickets, signingKeysOf } from "../image";
+import { currencyOf, saleContextOf } from "../sale/context";
+import { type Sale, sell } from "../sale/sell";
+import { amountOf, totalOf } from "../../platform/money";
+import type { Order } from "./schemas";
 import type * as routes from "./routes";
 import { cancelOrderAtBoxOffice, orderNotFound, orderStatus } from "./service";
 
+/** `POST /orders`' answer: the order and its tickets, in the order of the lines. */
+function orderSold(sale: Sale, currency: string): Order {
+  return {
+    orderId: sale.orderId!,
+    totalPrice: totalOf(sale.tickets.map((ticket) => ticket.priceCents)),
+    currency,
+    tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, priceCents, confirmationCode }) => ({
+      ticketId,
+      ticketType,
+      ticketDate,
+      ...(eventId === undefined ? {} : { eventId, eventName: eventName! }),
+      ...(entryTime === undefined ? {} : { entryTime }),
+      price: amountOf(priceCents),
+      confirmationCode,
+    })),
+  };
+}
+
 export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c) => {
-  const settings = settingsOf(c.env);
-  const { order, replayed } = await buyOrder(c.var.db, c.req.valid("json"), {
-    soldBy: c.var.principal.name,
-    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
-    generalPriceCents: settings.GENERAL_TICKET_PRICE_CENTS,
-    currency: settings.CURRENCY,
-    idempotencyKey: c.req.valid("header")["idempotency-key"],
-  });
+  const request = c.req.valid("json");
+  const context = saleContextOf(c, { operation: "createOrder", key: c.req.valid("header")["idempotency-key"] });
+  const { answer: order, replayed } = await sell(
+    c.var.db,
+    { lines: request.tickets, email: request.email, phone: request.phone, addressing: "tickets", body: request },
+    context,
+    (sale) => orderSold(sale, context.currency),
+  );
   // A replay's images were prepared with its first response.
-  if (!replayed && settings.PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, signingKeysFromEnv(c.env)));
+  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -30,7 +50,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
 
 export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, settingsOf(c.env).CURRENCY));
+  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, currencyOf(c.env)));
   if (!status) throw orderNotFound(orderId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);

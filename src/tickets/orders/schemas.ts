@@ -14,7 +14,7 @@ import {
 } from "../schemas";
 
 /** The most lines an order may have (a school class). */
-export const MAX_ORDER_LINES = 50;
+const MAX_ORDER_LINES = 50;
 
 const linesMessage = `Must be 1 to ${MAX_ORDER_LINES} tickets.`;
 
@@ -29,7 +29,7 @@ export const OrderRequestSchema = z
       .openapi({ description: "The tickets, each following the rules of `POST /tickets`; sold all or nothing." }),
   })
   .openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase." });
-export type OrderRequest = z.infer<typeof OrderRequestSchema>;
+type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 const OrderIdSchema = UuidSchema.openapi("OrderId", {
   description: "Unique identifier of an order.",

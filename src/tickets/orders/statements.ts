@@ -16,7 +16,7 @@ export function insertOrder(db: Db, order: { orderId: string; soldBy: string }, 
 }
 
 /** True once the order `orderId` is written. */
-export function orderExists(orderId: string): Sql {
+function orderExists(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId})`;
 }
 

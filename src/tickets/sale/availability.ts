@@ -9,7 +9,6 @@ import { addDays, type IsoDate, type MuseumNow } from "../../platform/dates";
 import type { Availability } from "../schemas";
 import { type PlacesTaken, selectPlacesTaken } from "../statements";
 
-
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 
 /** What the sale rules need to know of a day: its plan, the places taken, its active events. */
@@ -20,30 +19,38 @@ export type DayState = {
   events: { eventId: string; name: string; capacity: number | null }[];
 };
 
-/** A day's plan, places taken and active events, in one round trip. */
-export async function readDayState(db: Db, date: IsoDate): Promise<DayState> {
-  const batch = new Batch(db);
-  const weekly = batch.add(selectWeeklySchedule(db));
-  const exceptions = batch.add(selectExceptions(db, date, date));
-  const places = batch.add(selectPlacesTaken(db, date));
-  const events = batch.add(selectEventsOn(db, date));
-  await batch.run();
-  const calendar: Calendar = { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
-  return {
-    date,
-    plan: hoursOn(calendar, date),
-    places: places.value,
-    events: events.value.map((e) => ({ eventId: e.event_id, name: e.name, capacity: e.capacity })),
+/** Adds the reads of a day's plan, places taken and active events to a batch; the state, once it has run. */
+export function addDayStateReads(batch: Batch, date: IsoDate): () => DayState {
+  const weekly = batch.add(selectWeeklySchedule(batch.db));
+  const exceptions = batch.add(selectExceptions(batch.db, date, date));
+  const places = batch.add(selectPlacesTaken(batch.db, date));
+  const events = batch.add(selectEventsOn(batch.db, date));
+  return () => {
+    const calendar: Calendar = { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
+    return {
+      date,
+      plan: hoursOn(calendar, date),
+      places: places.value,
+      events: events.value.map((e) => ({ eventId: e.event_id, name: e.name, capacity: e.capacity })),
+    };
   };
 }
 
+/** A day's plan, places taken and active events, in one round trip. */
+async function readDayState(db: Db, date: IsoDate): Promise<DayState> {
+  const batch = new Batch(db);
+  const state = addDayStateReads(batch, date);
+  await batch.run();
+  return state();
+}
+
 /** True while general tickets for `date` are still sold: the day is open and, for today, not yet closed. */
-export function generalSalesOpen(plan: DayPlan | null, date: IsoDate, now: MuseumNow): plan is DayPlan {
+function generalSalesOpen(plan: DayPlan | null, date: IsoDate, now: MuseumNow): plan is DayPlan {
   return plan !== null && (date > now.today || now.time < plan.timeClose);
 }
 
 /** True while the slot starting at `entryTime` is sold: it has not ended (today) or is on a later day. */
-export function slotOpen(plan: DayPlan, entryTime: string, date: IsoDate, now: MuseumNow): boolean {
+function slotOpen(plan: DayPlan, entryTime: string, date: IsoDate, now: MuseumNow): boolean {
   return date > now.today || now.time < slotEnd(plan, entryTime);
 }
 
@@ -68,7 +75,7 @@ export function generalAvailability(state: DayState, now: MuseumNow): Availabili
 }
 
 /** A day's availability: general places (per slot on a timed day) and each active event's. */
-export function availabilityOf(state: DayState, now: MuseumNow): Availability {
+function availabilityOf(state: DayState, now: MuseumNow): Availability {
   return {
     date: state.date,
     open: state.plan !== null,

@@ -1,22 +1,22 @@
-// Why a sale's insert wrote nothing: read after the refusal (one more round
-// trip, only then), the first rule the purchase breaks becomes its problem.
+// Why a sale's write was refused: read after the refusal (one more round
+// trip, only then). Each line's conditions (conditions.ts) are evaluated one
+// by one; the first that fails becomes the line's problem, with the figures
+// of its day (what is left, slots to offer) read in the same batch.
 import { eventNotFound } from "../../events/problems";
 import { slotStarts } from "../../hours/calendar";
 import { validationProblem } from "../../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
-import type { Db } from "../../platform/batch";
+import { type IdempotencyClaimHeld, selectClaimHeld } from "../../idempotency/statements";
+import { Batch, type Db } from "../../platform/batch";
 import type { MuseumNow } from "../../platform/dates";
 import type { TicketLine } from "../schemas";
-import {
-  type DayState,
-  generalAvailability,
-  generalSalesOpen,
-  nearestSlotsWithRoom,
-  readDayState,
-  slotOpen,
-} from "./availability";
+import { addDayStateReads, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
+import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
-/** The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead. */
+/**
+ * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
+ * @internal (for tests)
+ */
 export function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
   return new ProblemError(409, {
     type: PROBLEM_TYPES.soldOut,
@@ -32,95 +32,123 @@ export function soldOut(available: number, availableEntryTimes?: string[]): Prob
 const fieldProblem = (path: string, message: string) => validationProblem([{ path, message }]);
 
 /**
- * The places a purchase asks for in each scope its ticket counts in: one for
- * a single ticket; an order's lines for the same day, slot or event count
- * together (an order's line asks for its own place and those of the lines
- * before it in the same scope).
+ * The places each line of a request takes ahead of itself in each scope:
+ * lines for the same day, slot or event date count together, in the order
+ * of the lines.
  */
-export type Wanted = { day: number; slot: number; event: number };
-
-const ONE_TICKET: Wanted = { day: 1, slot: 1, event: 1 };
-
-/** The problem of a general purchase on the day as it stands, or null when nothing refuses it. */
-function generalRefusal(state: DayState, entryTime: string | undefined, now: MuseumNow, wanted: Wanted) {
-  const { plan, date } = state;
-  if (!generalSalesOpen(plan, date, now)) {
-    return fieldProblem(
-      "ticketDate",
-      date === now.today
-        ? "General tickets for today are no longer sold: the museum is closed today or has closed for the day."
-        : `The museum is closed on ${date}.`,
-    );
-  }
-  const slots = slotStarts(plan);
-  if (slots.length === 0) {
-    if (entryTime !== undefined) return fieldProblem("entryTime", `${date} has no timed entry; leave entryTime out.`);
-  } else {
-    if (entryTime === undefined) {
-      return fieldProblem("entryTime", `Required: ${date} has timed entry (slots ${slots.join(", ")}).`);
-    }
-    if (!slots.includes(entryTime)) {
-      return fieldProblem("entryTime", `Not an entry slot of ${date}; its slots are ${slots.join(", ")}.`);
-    }
-    if (!slotOpen(plan, entryTime, date, now)) {
-      return fieldProblem("entryTime", `The ${entryTime} slot has ended; choose a later one (see GET /availability).`);
-    }
-  }
-  const general = generalAvailability(state, now);
-  const dayRoom = plan.capacity === undefined ? null : Math.max(0, plan.capacity - state.places.day);
-  if (dayRoom !== null && dayRoom < wanted.day) return soldOut(dayRoom, general.entrySlots ? [] : undefined);
-  const slot = general.entrySlots?.find((s) => s.entryTime === entryTime);
-  if (slot && slot.available < wanted.slot) {
-    return soldOut(slot.available, nearestSlotsWithRoom(general.entrySlots!, entryTime!, wanted.slot));
-  }
-  return null;
-}
-
-/**
- * The problem that refuses `line` (`wanted` places of it) on its day as it
- * now stands (`state`): 400 naming the field first, then 404, then 409
- * sold-out. Null when nothing refuses it.
- */
-export function refusalOf(state: DayState, line: TicketLine, now: MuseumNow, wanted: Wanted): ProblemError | null {
-  if (line.ticketType === "general") return generalRefusal(state, line.entryTime, now, wanted);
-  const event = state.events.find((e) => e.eventId === line.eventId);
-  // Cancelled, or lost the date, since the sale read it.
-  if (!event) return eventNotFound(line.eventId);
-  const taken = state.places.events.get(event.eventId) ?? 0;
-  if (event.capacity !== null && event.capacity - taken < wanted.event) return soldOut(Math.max(0, event.capacity - taken));
-  return null;
-}
-
-/**
- * The problem that refused a single ticket's write, read from its day as it
- * now stands (one round trip). Null when nothing refuses it any more (a
- * place was freed meanwhile): the sale may be tried again.
- */
-export async function explainRefusal(db: Db, line: TicketLine, now: MuseumNow): Promise<ProblemError | null> {
-  return refusalOf(await readDayState(db, line.ticketDate), line, now, ONE_TICKET);
-}
-
-/**
- * Why each line of an order was refused, read from the lines' days as they
- * now stand (one round trip per date, in parallel): lines for the same day,
- * slot or event count together, in the order of the lines. Null for a line
- * nothing refuses.
- */
-export async function explainLines(db: Db, lines: readonly TicketLine[], now: MuseumNow): Promise<(ProblemError | null)[]> {
-  const dates = [...new Set(lines.map((line) => line.ticketDate))];
-  const states = new Map((await Promise.all(dates.map((date) => readDayState(db, date)))).map((state) => [state.date, state]));
+function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
   const counted = new Map<string, number>();
-  const count = (scope: string) => {
-    const n = (counted.get(scope) ?? 0) + 1;
-    counted.set(scope, n);
+  const before = (scope: string) => {
+    const n = counted.get(scope) ?? 0;
+    counted.set(scope, n + 1);
     return n;
   };
   return lines.map((line) => {
     const date = line.ticketDate;
-    const wanted: Wanted =
-      line.ticketType === "general"
-        ? { day: count(`${date} day`), slot: line.entryTime === undefined ? 0 : count(`${date} slot ${line.entryTime}`), event: 0 }
-        : { day: 0, slot: 0, event: count(`${date} event ${line.eventId}`) };
-    return refusalOf(states.get(date)!, line, now, wanted);
+    if (line.ticketType === "event") return { day: 0, slot: 0, event: before(`${date} event ${line.eventId}`) };
+    const slot = line.entryTime === undefined ? 0 : before(`${date} slot ${line.entryTime}`);
+    return { day: before(`${date} day`), slot, event: 0 };
+  });
+}
+
+/** The problem of `line` whose condition `failed` does not hold, told with its day as it now stands. */
+function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now: MuseumNow, ahead: PlacesAhead): ProblemError {
+  const { date, plan } = state;
+  const slots = plan ? slotStarts(plan) : [];
+  switch (failed) {
+    case "day-on-sale":
+      return fieldProblem(
+        "ticketDate",
+        date === now.today
+          ? "General tickets for today are no longer sold: the museum is closed today or has closed for the day."
+          : `The museum is closed on ${date}.`,
+      );
+    case "entry-time-fits-day":
+      return line.ticketType === "general" && line.entryTime === undefined
+        ? fieldProblem("entryTime", `Required: ${date} has timed entry (slots ${slots.join(", ")}).`)
+        : fieldProblem("entryTime", `${date} has no timed entry; leave entryTime out.`);
+    case "entry-time-is-slot":
+      return fieldProblem("entryTime", `Not an entry slot of ${date}; its slots are ${slots.join(", ")}.`);
+    case "slot-on-sale": {
+      const entryTime = line.ticketType === "general" ? line.entryTime : undefined;
+      return fieldProblem("entryTime", `The ${entryTime} slot has ended; choose a later one (see GET /availability).`);
+    }
+    case "day-room": {
+      const general = generalAvailability(state, now);
+      return soldOut(Math.max(0, (plan?.capacity ?? 0) - state.places.day), general.entrySlots ? [] : undefined);
+    }
+    case "slot-room": {
+      const entryTime = line.ticketType === "general" ? line.entryTime! : "";
+      const slotsNow = generalAvailability(state, now).entrySlots ?? [];
+      const available = slotsNow.find((slot) => slot.entryTime === entryTime)?.available ?? 0;
+      return soldOut(available, nearestSlotsWithRoom(slotsNow, entryTime, ahead.slot + 1));
+    }
+    case "event-on-date":
+      // Cancelled, or lost the date, since the sale read it.
+      return eventNotFound(line.ticketType === "event" ? line.eventId : "");
+    case "event-room": {
+      const event = state.events.find((e) => line.ticketType === "event" && e.eventId === line.eventId);
+      const taken = event ? (state.places.events.get(event.eventId) ?? 0) : 0;
+      return soldOut(Math.max(0, (event?.capacity ?? 0) - taken));
+    }
+  }
+}
+
+/** Why a sale's write was refused: the request's key was taken over, or each line's problem (null: nothing refuses it now). */
+export type Refusal = { claimLost: true } | { claimLost: false; problems: (ProblemError | null)[] };
+
+/**
+ * Explains a refused write of `lines` (one round trip): whether the
+ * Idempotency-Key's claim still holds, each line's conditions as they now
+ * stand, and the figures of the lines' days.
+ */
+export async function explainRefusal(
+  db: Db,
+  lines: readonly TicketLine[],
+  now: MuseumNow,
+  claim: IdempotencyClaimHeld | undefined,
+): Promise<Refusal> {
+  const batch = new Batch(db);
+  const held = claim && batch.add(selectClaimHeld(db, claim));
+  const ahead = placesAhead(lines);
+  const evaluated = lines.map((line, i) => batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!))));
+  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateReads(batch, date)]));
+  await batch.run();
+  if (held && !held.value) return { claimLost: true };
+  return {
+    claimLost: false,
+    problems: lines.map((line, i) => {
+      const failed = CONDITIONS[line.ticketType].find((name) => evaluated[i]!.value[name] !== 1);
+      return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead[i]!);
+    }),
+  };
+}
+
+/** How a request addresses its lines: as the body itself (`POST /tickets`), or as `tickets[i]` (`POST /orders`). */
+export type LineAddressing = "body" | "tickets";
+
+/**
+ * The problem of a request whose lines are refused (`problems[i]`: line i's,
+ * or null), or null when none is. One line in the body: its own problem. An
+ * order: every 400 at once, its fields under `tickets[i].`; else the first
+ * 404; else the first 409; each names the lowest refused line of its kind in `line`.
+ */
+export function requestRefusal(problems: readonly (ProblemError | null)[], addressing: LineAddressing): ProblemError | null {
+  if (addressing === "body") return problems[0] ?? null;
+  const refused = problems.flatMap((problem, line) => (problem ? [{ problem, line }] : []));
+  const invalid = refused.filter(({ problem }) => problem.status === 400);
+  if (invalid.length > 0) {
+    const errors = invalid.flatMap(({ problem, line }) =>
+      (problem.problem.errors ?? []).map((error) => ({ ...error, path: `tickets[${line}].${error.path}` })),
+    );
+    return validationProblem(errors, invalid[0]!.line);
+  }
+  const first = refused.find(({ problem }) => problem.status === 404) ?? refused[0];
+  if (!first) return null;
+  const { problem, line } = first;
+  return new ProblemError(problem.status as 404 | 409, {
+    ...problem.problem,
+    detail: `Line ${line}: ${problem.problem.detail}`,
+    extensions: { ...problem.problem.extensions, line },
   });
 }

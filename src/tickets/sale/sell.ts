@@ -1,26 +1,38 @@
-// A sale (POST /tickets): the rules and the order of steps.
-import { validationProblem } from "../../http/errors";
-import { ProblemError } from "../../http/problem";
+// The one way tickets are sold (POST /tickets and POST /orders alike): one or
+// more lines checked, then written all or nothing in one batch whose inserts
+// require the sale's conditions (conditions.ts); a refusal is explained by
+// the same conditions (refusal.ts).
+import sql from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../../idempotency/statements";
-import { Batch, type Db, type Handle } from "../../platform/batch";
+import { ProblemError } from "../../http/problem";
+import { validationProblem } from "../../http/errors";
+import { Batch, type Db, GuardRaced } from "../../platform/batch";
 import type { MuseumNow } from "../../platform/dates";
 import { log } from "../../platform/log";
-import type { BuyMuseumTicketsResponse, Purchase } from "../schemas";
-import { insertTicket, type NewTicket, ticketExists } from "../statements";
-import { checkLine, readActiveEvents } from "./checks";
+import { insertOrder } from "../orders/statements";
+import type { TicketLine, TicketType } from "../schemas";
+import { insertTicket, ticketExists, ticketsWritten } from "../statements";
+import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
+import { allOf, conditionsOf, NONE_AHEAD } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
-import { explainRefusal } from "./refusal";
-
-const MESSAGES = {
-  general: "Museum general entry ticket purchased",
-  event: "Museum special event ticket purchased",
-} as const;
+import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
 // A clash of two random 11-character codes is astronomically rare, and so is
-// a refused insert that nothing explains a moment later (a place freed
+// a refused write that nothing explains a moment later (a place freed
 // meanwhile): one more try is plenty for either.
-export const WRITE_ATTEMPTS = 2;
+const WRITE_ATTEMPTS = 2;
+
+/** What is sold: the lines, the buyer's contact, and whether they make an order (`POST /orders`) or a single ticket. */
+export type SaleRequest = {
+  lines: readonly TicketLine[];
+  email: string;
+  phone?: string;
+  /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
+  addressing: LineAddressing;
+  /** The request as sent: what its Idempotency-Key is bound to. */
+  body: unknown;
+};
 
 /** What the seller's side knows about a sale beyond the request body. */
 export type SaleContext = {
@@ -29,22 +41,34 @@ export type SaleContext = {
   /** The museum's date and time now: today's general tickets are sold until closing. */
   museumNow: MuseumNow;
   generalPriceCents: number;
-  /** Makes the purchase safe to retry (scoped to `soldBy`). */
-  idempotencyKey?: string;
+  /** The operation whose Idempotency-Key makes the sale safe to retry (scoped to `soldBy`). */
+  idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
   /** The clock of the key's claim; now by default. */
   now?: Date;
 };
 
-/** A sale: the response to send, and whether it is the stored response of an earlier request with the same key. */
-export type Sale = { response: BuyMuseumTicketsResponse; replayed: boolean };
+/** A ticket as sold. */
+type SoldTicket = {
+  ticketId: string;
+  ticketType: TicketType;
+  ticketDate: string;
+  eventId?: string;
+  eventName?: string;
+  entryTime?: string;
+  priceCents: number;
+  confirmationCode: string;
+};
+
+/** What was sold: the order (for `POST /orders`) and its tickets, in the order of the lines. */
+export type Sale = { orderId?: string; tickets: SoldTicket[] };
 
 /** True when a write failed on a clash of two confirmation codes (worth one more try with new ones). */
-export function isConfirmationCodeClash(error: unknown): boolean {
+function isConfirmationCodeClash(error: unknown): boolean {
   return error instanceof Error && error.message.includes("tickets.confirmation_code");
 }
 
 /** The 409 of a write refused by a change that nothing explains a moment later. */
-export function placesChanged(): ProblemError {
+function placesChanged(): ProblemError {
   return new ProblemError(409, {
     detail: "The places for this purchase changed while it was written; send it again.",
     headers: { "Retry-After": "0" },
@@ -52,107 +76,137 @@ export function placesChanged(): ProblemError {
 }
 
 /**
- * What came of a ticket's write: written; refused because the sale's
- * condition does not hold at the moment of writing (for a general ticket the
- * museum is closed that day; for an event ticket the event was cancelled or
- * lost that date since it was read); or refused because the purchase's
- * Idempotency-Key claim was taken over by another request meanwhile.
+ * Writes the sale in one batch (one round trip): the order row, one guarded
+ * insert per line (each sees the lines before it, so lines for one day, slot
+ * or event date count together), a guard that every line was written, and,
+ * with a claim, the key's answer. A refusal is explained (one more round trip).
  */
-export type InsertOutcome = "inserted" | "refused" | "claim-lost";
-
-/**
- * Writes a ticket and, when the purchase carries an Idempotency-Key, the
- * key's stored response, in one atomic batch (one round trip). With a claim,
- * the insert itself requires that the claim still holds the key, and the
- * batch reads whether it does, to tell "claim-lost" from "refused".
- */
-export async function writeTicket(
+async function writeSale<Answer>(
   db: Db,
-  ticket: NewTicket,
-  idempotency?: { claim: IdempotencyClaimHeld; responseBody: string },
-): Promise<InsertOutcome> {
+  request: SaleRequest,
+  sale: Sale,
+  context: SaleContext,
+  claim: IdempotencyClaimHeld | undefined,
+  answer: (sale: Sale) => Answer,
+): Promise<Answer> {
+  const { lines } = request;
+  const response = answer(sale);
   const batch = new Batch(db);
-  const inserted = batch.add(insertTicket(db, ticket, idempotency && claimHeld(idempotency.claim)));
-  let held: Handle<boolean> | undefined;
-  if (idempotency) {
-    held = addKeyCompletion(batch, idempotency.claim, {
-      resourceId: ticket.ticketId,
-      body: idempotency.responseBody,
-      written: ticketExists(ticket.ticketId),
+  const claimGuard = claim ? claimHeld(claim) : sql`1`;
+  if (sale.orderId) batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy }, claimGuard));
+  sale.tickets.forEach((ticket, i) => {
+    const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD);
+    batch.add(
+      insertTicket(
+        db,
+        {
+          ...lines[i]!,
+          email: request.email,
+          phone: request.phone,
+          ticketId: ticket.ticketId,
+          confirmationCode: ticket.confirmationCode,
+          priceCents: ticket.priceCents,
+          soldBy: context.soldBy,
+          ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
+        },
+        { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
+      ),
+    );
+  });
+  const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
+  // All or nothing: a line its insert refused undoes the whole sale.
+  batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
+    const refusal = await explainRefusal(db, lines, context.museumNow, claim);
+    if (refusal.claimLost) {
+      // This request stalled past the takeover; the request that took the
+      // key over answers it (a retry gets its response).
+      log.warn("idempotency claim taken over before the sale was written", { soldBy: context.soldBy });
+      return keyStillInProgress();
+    }
+    return requestRefusal(refusal.problems, request.addressing);
+  });
+  if (claim) {
+    addKeyCompletion(batch, claim, {
+      resourceId: sale.orderId ?? ticketIds[0]!,
+      body: JSON.stringify(response),
+      written: ticketExists(ticketIds[0]!),
     });
   }
   await batch.run();
-  if (inserted.value) return "inserted";
-  return held === undefined || held.value ? "refused" : "claim-lost";
+  return response;
 }
 
-/** Checks the sale and writes the ticket (and, with a claim, the key's response, in the same batch). */
-async function writeSale(
+/** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */
+async function checkAndWrite<Answer>(
   db: Db,
-  purchase: Purchase,
+  request: SaleRequest,
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
-): Promise<BuyMuseumTicketsResponse> {
-  const events = await readActiveEvents(db, purchase.ticketType === "event" ? [purchase.eventId] : []);
-  const checked = checkLine(purchase, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents });
-  if (checked.kind === "invalid") throw validationProblem(checked.errors);
-  if (checked.kind === "not-found") throw checked.problem;
-  const { eventName, priceCents } = checked;
-  const ticketId = crypto.randomUUID();
+  answer: (sale: Sale) => Answer,
+): Promise<Answer> {
+  const { lines } = request;
+  const events = await readActiveEvents(db, eventIdsOf(lines));
+  const checks = lines.map((line) =>
+    checkLine(line, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents }),
+  );
+  const refused = requestRefusal(
+    checks.map((check) =>
+      check.kind === "invalid" ? validationProblem(check.errors) : check.kind === "not-found" ? check.problem : null,
+    ),
+    request.addressing,
+  );
+  if (refused) throw refused;
+
+  const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
+  const ticketIds = lines.map(() => crypto.randomUUID());
   for (let attempt = 1; ; attempt += 1) {
-    const confirmationCode = newConfirmationCode(purchase.ticketType);
-    const response: BuyMuseumTicketsResponse = {
-      message: MESSAGES[purchase.ticketType],
-      ticketId,
-      ...(eventName === undefined ? {} : { eventName }),
-      ticketType: purchase.ticketType,
-      ticketDate: purchase.ticketDate,
-      ...(purchase.ticketType === "general" && purchase.entryTime !== undefined ? { entryTime: purchase.entryTime } : {}),
-      confirmationCode,
+    const sale: Sale = {
+      ...(orderId ? { orderId } : {}),
+      tickets: lines.map((line, i) => {
+        const check = checks[i]!;
+        if (check.kind !== "ok") throw new Error("unreachable: refused lines were answered above");
+        return {
+          ticketId: ticketIds[i]!,
+          ticketType: line.ticketType,
+          ticketDate: line.ticketDate,
+          ...(line.ticketType === "event" ? { eventId: line.eventId, eventName: check.eventName } : {}),
+          ...(line.ticketType === "general" && line.entryTime !== undefined ? { entryTime: line.entryTime } : {}),
+          priceCents: check.priceCents,
+          confirmationCode: newConfirmationCode(line.ticketType),
+        };
+      }),
     };
-    let outcome: InsertOutcome;
     try {
-      outcome = await writeTicket(
-        db,
-        { ...purchase, ticketId, confirmationCode, priceCents, soldBy: context.soldBy, museumNow: context.museumNow },
-        claim && { claim, responseBody: JSON.stringify(response) },
-      );
+      return await writeSale(db, request, sale, context, claim, answer);
     } catch (error) {
-      if (attempt < WRITE_ATTEMPTS && isConfirmationCodeClash(error)) continue;
+      const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
+      if (retry && attempt < WRITE_ATTEMPTS) continue;
+      if (error instanceof GuardRaced) throw placesChanged();
       throw error;
-    }
-    switch (outcome) {
-      case "inserted":
-        return response;
-      case "refused": {
-        const problem = await explainRefusal(db, purchase, context.museumNow);
-        if (problem) throw problem;
-        if (attempt < WRITE_ATTEMPTS) continue;
-        throw placesChanged();
-      }
-      case "claim-lost":
-        // This request stalled past the takeover; the request that took the
-        // key over answers it (a retry gets its response).
-        log.warn("idempotency claim taken over before the ticket was written", { soldBy: context.soldBy });
-        throw keyStillInProgress();
     }
   }
 }
 
 /**
- * Sells one ticket: under its Idempotency-Key (if any), checks the sale and
- * writes the ticket together with the key's response. Round trips: 1 for a
- * general ticket without a key; +1 for an event ticket (its event is read),
- * +1 for a key's claim (and one more to give the key up when the sale fails).
+ * Sells the request's lines under its Idempotency-Key (if any), all or
+ * nothing, and answers with `answer(sale)`: the HTTP shape of the operation,
+ * which is also what a replay of the key answers. Round trips: 1 for the
+ * write (however many lines), +1 when a line is an event ticket (the events
+ * are read), +1 for a key's claim, +1 to explain a refusal.
  */
-export async function sellTicket(db: Db, purchase: Purchase, context: SaleContext): Promise<Sale> {
-  const { result, replayed } = await runKeyed<BuyMuseumTicketsResponse, BuyMuseumTicketsResponse>({
+export async function sell<Answer>(
+  db: Db,
+  request: SaleRequest,
+  context: SaleContext,
+  answer: (sale: Sale) => Answer,
+): Promise<{ answer: Answer; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<Answer, Answer>({
     db,
-    scope: { accountName: context.soldBy, operation: "buyMuseumTickets", key: context.idempotencyKey },
-    request: purchase,
-    run: (claim) => writeSale(db, purchase, context, claim),
+    scope: { accountName: context.soldBy, ...context.idempotency },
+    request: request.body,
+    run: (claim) => checkAndWrite(db, request, context, claim, answer),
     replay: async (stored) => stored,
     now: context.now,
   });
-  return { response: result, replayed };
+  return { answer: result, replayed };
 }
