@@ -19,7 +19,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   });
   // A replay's images were prepared with its first response.
   if (!replayed && settings.PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, signingKeysFromEnv(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysFromEnv(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -30,7 +30,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
 
 export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, settingsOf(c.env).CURRENCY));
+  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, c.var.principal, settingsOf(c.env).CURRENCY));
   if (!status) throw orderNotFound(orderId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
