@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Operator tool for API accounts (HTTP Basic credentials).
 //
-//   npm run account -- create <name> --role admin|sales|gate [--local | --remote] [--env staging]
+//   npm run account -- create <name> --role admin|sales|box-office|gate [--local | --remote] [--env staging]
 //   npm run account -- rotate <name>                    [--local | --remote] [--env staging]
 //   npm run account -- list                             [--local | --remote] [--env staging]
 //   npm run account -- revoke <name>                    [--local | --remote] [--env staging]
@@ -16,8 +16,10 @@ import { recordingDb as db, sqlScript, statements } from "../tools/lib/statement
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run account -- <command> [options]
-  create <name> --role admin|sales|gate  create an account; prints its secret once
-                                     (gate: one per scanner or turnstile, see SECURITY.md)
+  create <name> --role admin|sales|box-office|gate
+                                     create an account; prints its secret once (sales: one per
+                                     web shop or kiosk, sees only what it sold; box-office: staffed
+                                     tills, every ticket; gate: one per scanner; see SECURITY.md)
   rotate <name>                      give an active account a new secret; prints it once
   list                               name, role, created_at, revoked_at of every account
   revoke <name>                      revoke an account (its requests get 401 from then on)

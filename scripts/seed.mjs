@@ -154,16 +154,19 @@ export function sampleHolidays(today) {
 }
 
 /**
- * The local dev accounts from .dev.vars (LOCAL_ADMIN_*, LOCAL_SALES_* and
+ * The local dev accounts from .dev.vars (LOCAL_ADMIN_*, LOCAL_SALES_*,
+ * LOCAL_KIOSK_* (a second sales account), LOCAL_BOX_OFFICE_* and
  * LOCAL_GATE_*), upserted: a changed secret in .dev.vars takes effect on the
- * next seed, and a rerun with the same values writes nothing. The gate account
- * is optional, so that a .dev.vars copied before it existed still seeds (copy
- * its two lines from .dev.vars.example). Only ever run against local D1.
+ * next seed, and a rerun with the same values writes nothing. The accounts
+ * added after the first two are optional, so that an older .dev.vars still
+ * seeds (copy their lines from .dev.vars.example). Only ever run against local D1.
  */
 export function localAccounts(vars) {
   const accounts = [
     { prefix: "LOCAL_ADMIN", role: "admin" },
     { prefix: "LOCAL_SALES", role: "sales" },
+    { prefix: "LOCAL_KIOSK", role: "sales", optional: true },
+    { prefix: "LOCAL_BOX_OFFICE", role: "box-office", optional: true },
     { prefix: "LOCAL_GATE", role: "gate", optional: true },
   ];
   const present = accounts.filter(

@@ -26,12 +26,12 @@ export const OPENAPI_TAGS = [
   {
     name: "Orders",
     description:
-      "Addition to the Museum API 1.1.1 (not in the reference description): several tickets bought all or nothing in one purchase (1 to 50 lines), and an order's status. Roles: admin, sales.",
+      "Addition to the Museum API 1.1.1 (not in the reference description): several tickets bought all or nothing in one purchase (1 to 50 lines), and an order's status. Roles: admin, box-office, sales (only its own orders).",
   },
   {
     name: "Cancellation",
     description:
-      "Addition to the Museum API 1.1.1 (not in the reference description): the box office gives a ticket or a whole order back while it could still be sold, with the refund owed (docs/orders.md). Admin: any; sales: what it sold itself.",
+      "Addition to the Museum API 1.1.1 (not in the reference description): the box office gives a ticket or a whole order back while it could still be sold, with the refund owed (docs/orders.md). Admin and box-office: any; sales: what it sold itself.",
   },
   {
     name: "Webhooks",

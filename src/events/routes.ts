@@ -12,7 +12,7 @@ import {
 
 const tags = ["Events"];
 const adminOnly = allowRoles("admin");
-const staff = allowRoles("admin", "sales");
+const staff = allowRoles("admin", "sales", "box-office");
 
 export const createSpecialEvent = createRoute({
   method: "post",

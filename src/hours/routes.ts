@@ -13,7 +13,7 @@ import {
 } from "./schemas";
 
 const adminOnly = allowRoles("admin");
-const staff = allowRoles("admin", "sales");
+const staff = allowRoles("admin", "sales", "box-office");
 const adminTags = ["Hours administration"];
 
 export const getMuseumHours = createRoute({

@@ -8,6 +8,7 @@ import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements"
 import { Batch, type Db, type Handle, runStep } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { amountOf } from "../platform/money";
+import { sellerScope } from "./access";
 import { forgetTicketLookups } from "./lookup";
 import { stillOnSale } from "./sale/conditions";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "./problems";
@@ -36,11 +37,6 @@ export type CancellationContext = {
 /** What a cancellation stores for its Idempotency-Key: which request cancelled. */
 export type StoredCancellation = { cancellationId: string };
 
-/** True when `principal` may see the ticket sold by `soldBy`: admin any, a sales account its own. */
-export function maySee(principal: Principal, soldBy: string): boolean {
-  return principal.role === "admin" || soldBy === principal.name;
-}
-
 /**
  * Adds a box-office cancellation of `target` (a ticket, or an order's
  * tickets) to a batch, under a new id: the cancelling statement and, with an
@@ -63,7 +59,7 @@ export function addBoxOfficeCancellation(
         cancellationId,
         cancelledAt: (context.now ?? new Date()).toISOString(),
         reason: context.reason ?? null,
-        soldBy: context.principal.role === "admin" ? null : context.principal.name,
+        soldBy: sellerScope(context.principal),
         cancellable: (ticket) => stillOnSale(ticket, context.museumNow),
       },
       claim && claimHeld(claim),
@@ -105,10 +101,10 @@ async function cancelOnce(
 ): Promise<TicketCancellation> {
   const batch = new Batch(db);
   const { cancelled, held } = addBoxOfficeCancellation(batch, { ticketId }, context, claim);
-  const ticket = batch.add(selectTicket(db, ticketId));
+  const ticket = batch.add(selectTicket(db, ticketId, sellerScope(context.principal)));
   await batch.run();
   const row = ticket.value;
-  if (!row || !maySee(context.principal, row.sold_by)) throw ticketNotFound(ticketId);
+  if (!row) throw ticketNotFound(ticketId);
   if (held && !held.value) throw keyStillInProgress();
   if (cancelled.value.length === 0) throw notCancellable(row, context.currency);
   // This isolate's images of the ticket show it cancelled at once.
@@ -117,7 +113,7 @@ async function cancelOnce(
 }
 
 /**
- * Cancels one ticket at the box office (admin: any; sales: its own), in one
+ * Cancels one ticket at the box office (admin, box-office: any; sales: its own), in one
  * batch, under the request's Idempotency-Key (if any). Its place is free at
  * once and its refund is the price recorded at the sale. Round trips: 1, +1
  * for a key's claim.
@@ -133,8 +129,8 @@ export async function cancelTicketAtBoxOffice(
     request: { ticketId, reason: context.reason ?? null },
     run: (claim) => cancelOnce(db, ticketId, context, claim),
     replay: async () => {
-      const row = await runStep(selectTicket(db, ticketId));
-      // A ticket is never deleted: the key's ticket is always there.
+      const row = await runStep(selectTicket(db, ticketId, sellerScope(context.principal)));
+      // A ticket is never deleted: the key's ticket (the account's own, when scoped) is always there.
       if (!row) throw new Error(`Ticket ${ticketId} of a stored key is missing`);
       return cancellationOf(row, context.currency);
     },

@@ -53,7 +53,7 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   );
   // A replay's image was prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets([answer], signingKeysOf(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets([answer], c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -73,7 +73,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   // A client that sends a session bookmark reads its own writes (README, "Read
   // replicas"): only a request without one may be answered from this isolate's memory.
   const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
-  const ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, mayRecall));
+  const ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, c.var.principal, mayRecall));
   if (!ticket) throw ticketNotFound(ticketId);
 
   const keys = signingKeysOf(c.env);
@@ -89,7 +89,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
 
 export const getTicketStatus: AppRouteHandler<typeof routes.getTicketStatus> = async (c) => {
   const { ticketId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => ticketStatus(db, ticketId, currencyOf(c.env)));
+  const status = await readFresh(c.var, (db) => ticketStatus(db, ticketId, c.var.principal, currencyOf(c.env)));
   if (!status) throw ticketNotFound(ticketId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);

@@ -1,8 +1,10 @@
 // What a ticket's image shows, looked up for the image route: from this
 // isolate's memory when the caller may be answered from it, else from D1.
+import type { Principal } from "../env";
 import { type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { TtlCache } from "../platform/ttl-cache";
+import { sellerScope } from "./access";
 import type { TicketType } from "./schemas";
 import { selectTicket } from "./statements";
 
@@ -31,17 +33,28 @@ export type TicketForImage = {
  * not change, and a gate checks the ticket itself.
  */
 const TICKET_LOOKUP_TTL_MS = 10_000;
-const lookups = new TtlCache<TicketForImage>({ maxEntries: 1_000, ttlMs: TICKET_LOOKUP_TTL_MS });
+/** A remembered ticket, with the account that sold it: only who may see it is answered from memory. */
+type RememberedTicket = { ticket: TicketForImage; soldBy: string };
+const lookups = new TtlCache<RememberedTicket>({ maxEntries: 1_000, ttlMs: TICKET_LOOKUP_TTL_MS });
 
 /**
- * The ticket `ticketId` as its image shows it, or null. `mayRecall`: the
+ * The ticket `ticketId` as its image shows it, or null for a ticket that is
+ * unknown or not `principal`'s to see (tickets/access.ts). `mayRecall`: the
  * caller may be answered from this isolate's memory (a client that sends a
- * session bookmark reads its own writes, so it may not).
+ * session bookmark reads its own writes, so it may not). A remembered ticket
+ * the caller may not see is not an answer: the caller reads D1 as for an
+ * unknown id, and gets the same 404 after the same work.
  */
-export async function lookUpTicketForImage(db: Db, ticketId: string, mayRecall: boolean): Promise<TicketForImage | null> {
+export async function lookUpTicketForImage(
+  db: Db,
+  ticketId: string,
+  principal: Principal,
+  mayRecall: boolean,
+): Promise<TicketForImage | null> {
+  const seller = sellerScope(principal);
   const remembered = mayRecall ? lookups.get(ticketId) : undefined;
-  if (remembered) return remembered;
-  const row = await runStep(selectTicket(db, ticketId));
+  if (remembered && (seller === null || remembered.soldBy === seller)) return remembered.ticket;
+  const row = await runStep(selectTicket(db, ticketId, seller));
   if (!row) return null;
   const ticket: TicketForImage = {
     ticketId: row.ticket_id,
@@ -52,13 +65,13 @@ export async function lookUpTicketForImage(db: Db, ticketId: string, mayRecall: 
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     cancelled: row.cancelled_at !== null,
   };
-  rememberTicket(ticket);
+  rememberTicket(ticket, row.sold_by);
   return ticket;
 }
 
-/** Remembers a ticket just sold, so the kiosk's first fetch of its image reads no D1. */
-export function rememberTicket(ticket: TicketForImage): void {
-  lookups.set(ticket.ticketId, ticket);
+/** Remembers a ticket sold by the account `soldBy`, so the kiosk's next fetch of its image reads no D1. */
+export function rememberTicket(ticket: TicketForImage, soldBy: string): void {
+  lookups.set(ticket.ticketId, { ticket, soldBy });
 }
 
 /** Forgets every remembered ticket (tickets were cancelled, or an event renamed). */

@@ -2,7 +2,7 @@
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { TicketStatus } from "./schemas";
 
-/** 404 for a ticket this service does not hold (or, to a sales account, one another account sold). */
+/** 404 for a ticket this service does not hold, or one the caller may not see (tickets/access.ts): the same answer. */
 export function ticketNotFound(ticketId: string): ProblemError {
   return new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
 }

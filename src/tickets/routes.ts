@@ -28,7 +28,7 @@ import {
 } from "./schemas";
 
 const tags = ["Tickets"];
-const staff = allowRoles("admin", "sales");
+const staff = allowRoles("admin", "sales", "box-office");
 const gates = allowRoles("admin", "gate");
 const adminOnly = allowRoles("admin");
 const admissionTags = ["Admissions"];
@@ -91,7 +91,7 @@ export const getTicketCode = createRoute({
   operationId: "getTicketCode",
   summary: "Get ticket QR code",
   description:
-    "Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged.",
+    "Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).",
   tags,
   security: BASIC_AUTH,
   ...staff,
@@ -124,7 +124,7 @@ export const getTicketStatus = createRoute({
   operationId: "getTicketStatus",
   summary: "Get a ticket's status",
   description:
-    "Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone.",
+    "Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...staff,
@@ -169,7 +169,7 @@ export const cancelTicket = createRoute({
   operationId: "cancelTicket",
   summary: "Cancel a ticket at the box office",
   description:
-    "Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin: any ticket; sales: only tickets it sold itself (another account's ticket is 404).",
+    "Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).",
   tags: ["Cancellation"],
   security: BASIC_AUTH,
   ...staff,

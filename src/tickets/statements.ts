@@ -167,16 +167,23 @@ const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${
   t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
   t.cancelled_at, t.cancel_source, t.cancel_reason, t.refund_cents, t.admitted_at`;
 
-/** A ticket, or null. */
-export function selectTicket(db: Db, ticketId: string): Step<TicketRow | null> {
-  return step(db, sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.ticket_id = ${ticketId}`, read.first<TicketRow>());
-}
+/** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
+const soldBy = (seller: string | null) => sql`(${seller} IS NULL OR t.sold_by = ${seller})`;
 
-/** The tickets of an order, in the order of its lines. */
-export function selectOrderTickets(db: Db, orderId: string): Step<TicketRow[]> {
+/** A ticket sold by `seller` (null: by anyone), or null. */
+export function selectTicket(db: Db, ticketId: string, seller: string | null): Step<TicketRow | null> {
   return step(
     db,
-    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id = ${orderId} ORDER BY t.order_line`,
+    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.ticket_id = ${ticketId} AND ${soldBy(seller)}`,
+    read.first<TicketRow>(),
+  );
+}
+
+/** The tickets of an order sold by `seller` (null: by anyone), in the order of its lines. */
+export function selectOrderTickets(db: Db, orderId: string, seller: string | null): Step<TicketRow[]> {
+  return step(
+    db,
+    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id = ${orderId} AND ${soldBy(seller)} ORDER BY t.order_line`,
     read.rows<TicketRow>(),
   );
 }
@@ -191,7 +198,7 @@ export type BoxOfficeCancellation = {
   /** When (RFC 3339, UTC). */
   cancelledAt: string;
   reason: string | null;
-  /** Only tickets this account sold (a sales account); null: any (admin). */
+  /** Only tickets this account sold; null: any (tickets/access.ts). */
   soldBy: string | null;
   /** True while a ticket can still be cancelled (an SQL condition on its columns). */
   cancellable: (ticket: TicketColumns) => Sql;
@@ -217,7 +224,7 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
                cancel_source = 'box-office', cancel_reason = ${cancellation.reason}, refund_cents = t.price_cents
          WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId}` : sql`t.order_id = ${target.orderId}`}
            AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
-           AND (${cancellation.soldBy} IS NULL OR t.sold_by = ${cancellation.soldBy})
+           AND ${soldBy(cancellation.soldBy)}
            AND ${cancellation.cancellable(columns)}
            AND ${guard}
         RETURNING ticket_id, refund_cents`,

@@ -1,6 +1,8 @@
 // What a ticket's state is: the tickets feature's read model of one ticket.
+import type { Principal } from "../env";
 import { type Db, runStep } from "../platform/batch";
 import { amountOf } from "../platform/money";
+import { sellerScope } from "./access";
 import type { TicketStatus } from "./schemas";
 import { selectTicket, type TicketRow } from "./statements";
 
@@ -38,8 +40,11 @@ export function ticketStatusOf(row: TicketRow, currency: string): TicketStatus {
   };
 }
 
-/** A ticket's status, or null for an unknown ticket. One round trip. */
-export async function ticketStatus(db: Db, ticketId: string, currency: string): Promise<TicketStatus | null> {
-  const row = await runStep(selectTicket(db, ticketId));
+/**
+ * A ticket's status, or null for a ticket that is unknown or not
+ * `principal`'s to see (tickets/access.ts). One round trip.
+ */
+export async function ticketStatus(db: Db, ticketId: string, principal: Principal, currency: string): Promise<TicketStatus | null> {
+  const row = await runStep(selectTicket(db, ticketId, sellerScope(principal)));
   return row && ticketStatusOf(row, currency);
 }

@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, expect, vi } from "vitest";
+import type { AccountRole } from "../../src/accounts/schemas";
 import { sha256Hex } from "../../src/platform/crypto";
 import { clearD1Faults } from "./d1-faults";
 
@@ -7,6 +8,9 @@ import { clearD1Faults } from "./d1-faults";
 export const ACCOUNTS = {
   admin: { name: "test-admin", secret: "admin-secret-for-tests-only-0123456789", role: "admin" },
   sales: { name: "test-sales", secret: "sales-secret-for-tests-only-0123456789", role: "sales" },
+  /** A second sales account (another kiosk): it sees only what it sold, never test-sales's tickets. */
+  kiosk: { name: "test-kiosk", secret: "kiosk-secret-for-tests-only-0123456789", role: "sales" },
+  boxOffice: { name: "test-box-office", secret: "box-office-secret-for-tests-only-01234", role: "box-office" },
   gate: { name: "test-gate", secret: "gate-secret-for-tests-only-01234567890", role: "gate" },
   revoked: { name: "test-revoked", secret: "revoked-secret-for-tests-only-012345", role: "admin" },
 } as const;
@@ -202,7 +206,7 @@ export function basicUtf8(name: string, secret: string): string {
 }
 
 /** Inserts an extra account straight into the database (for auth edge cases). */
-export async function insertAccount(name: string, secret: string, role: "admin" | "sales" | "gate" = "sales") {
+export async function insertAccount(name: string, secret: string, role: AccountRole = "sales") {
   await env.DB.prepare(
     `INSERT INTO accounts (name, role, secret_sha256) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING`,
   )

@@ -1,6 +1,6 @@
 import type { Schemas } from "museum-api-client";
 import { expect } from "vitest";
-import { api } from "../support/helpers";
+import { type AccountKey, api } from "../support/helpers";
 
 export type PurchaseResponse = {
   message: string;
@@ -28,7 +28,7 @@ export async function createEvent(dates: string[], overrides: Record<string, unk
   return ((await res.json()) as { eventId: string }).eventId;
 }
 
-export function buy(json: unknown, options: { as?: "admin" | "sales"; key?: string } = {}) {
+export function buy(json: unknown, options: { as?: AccountKey; key?: string } = {}) {
   return api("/v1.1/tickets", {
     method: "POST",
     as: options.as ?? "sales",
@@ -38,7 +38,7 @@ export function buy(json: unknown, options: { as?: "admin" | "sales"; key?: stri
 }
 
 /** Sends `POST /orders`. */
-export function order(json: unknown, options: { as?: "admin" | "sales" | "gate"; key?: string; headers?: Record<string, string> } = {}) {
+export function order(json: unknown, options: { as?: AccountKey; key?: string; headers?: Record<string, string> } = {}) {
   return api("/v1.1/orders", {
     method: "POST",
     as: options.as ?? "sales",
@@ -51,7 +51,7 @@ export function order(json: unknown, options: { as?: "admin" | "sales" | "gate";
 export function cancel(
   resource: string,
   json: unknown = {},
-  options: { as?: "admin" | "sales" | "gate"; key?: string; headers?: Record<string, string> } = {},
+  options: { as?: AccountKey; key?: string; headers?: Record<string, string> } = {},
 ) {
   return api(`/v1.1${resource}/cancellation`, {
     method: "POST",

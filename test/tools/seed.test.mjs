@@ -36,7 +36,7 @@ describe("scripts/seed.mjs on a local D1", () => {
   before(() => applyMigrations(target, { quiet: true }));
 
   it("loads the ten sample events, the holidays and the local accounts; a rerun writes nothing; --redate moves the dates", () => {
-    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, accounts: 3\n/);
+    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, accounts: 5\n/);
     const placed = placeSampleDates(SAMPLE_EVENTS, "2030-01-07");
     assert.deepEqual(
       sampleEvents(target),
@@ -50,7 +50,7 @@ describe("scripts/seed.mjs on a local D1", () => {
       ["2030-12-25", null, "Christmas Day"],
       ["2031-01-01", null, "New Year's Day"],
     ]);
-    assert.deepEqual(accounts.map((a) => a.name).sort(), ["local-admin", "local-gate", "local-sales"]);
+    assert.deepEqual(accounts.map((a) => a.name).sort(), ["local-admin", "local-box-office", "local-gate", "local-kiosk", "local-sales"]);
 
     // A later day: the events keep their dates; only the next holidays are new.
     assert.match(seed(dir.path, "--today", "2030-01-08"), /seed wrote nothing/);

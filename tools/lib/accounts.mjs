@@ -7,7 +7,7 @@ import { recordingDb, sqlScript, statements } from "./statements.mjs";
 
 /** Account names: what accounts.name accepts and what Basic auth can carry (no ':'). */
 export const ACCOUNT_NAME = /^[a-z0-9._-]{1,64}$/;
-export const ACCOUNT_ROLES = ["admin", "sales", "gate"];
+export const ACCOUNT_ROLES = ["admin", "sales", "box-office", "gate"];
 
 /** Lower-case hex SHA-256 of a UTF-8 string, as the Worker computes it. */
 export function sha256Hex(text) {

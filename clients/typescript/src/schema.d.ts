@@ -211,7 +211,7 @@ export interface paths {
         };
         /**
          * Get ticket QR code
-         * @description Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged.
+         * @description Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).
          */
         get: operations["getTicketCode"];
         put?: never;
@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * Get a ticket's status
-         * @description Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone.
+         * @description Whether a ticket is `valid`, `admitted` (with `admittedAt`) or `cancelled` (with `cancelledAt`). Never the buyer's e-mail or phone. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).
          */
         get: operations["getTicketStatus"];
         put?: never;
@@ -273,7 +273,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a ticket at the box office
-         * @description Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin: any ticket; sales: only tickets it sold itself (another account's ticket is 404).
+         * @description Gives a ticket back while it could still be sold: its place is free at once, its image says CANCELLED and a gate refuses it. The refund is the price recorded at the sale. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).
          */
         post: operations["cancelTicket"];
         delete?: never;
@@ -331,7 +331,7 @@ export interface paths {
         };
         /**
          * Get an order's status
-         * @description The order as sold and each ticket's status (refunds show on the tickets). Never the buyer's e-mail or phone.
+         * @description The order as sold and each ticket's status (refunds show on the tickets). Never the buyer's e-mail or phone. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
          */
         get: operations["getOrder"];
         put?: never;
@@ -353,7 +353,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order at the box office
-         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin: any order; sales: only its own (another account's order is 404).
+         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
          */
         post: operations["cancelOrder"];
         delete?: never;

@@ -65,7 +65,8 @@ const memory = new TtlCache<PngBytes>({ maxEntries: 256, ttlMs: IMAGE_MEMORY_TTL
 
 // Second level: the data centre's edge cache. The key is internal (never a
 // client URL) and holds the ETag, so a changed ticket can never hit an old
-// image; entries are only read after the request passed authentication.
+// image; entries are only read after the request passed authentication and
+// the ticket's lookup (lookup.ts) found it the caller's to see.
 function edgeCacheKey(ticketId: string, etag: string): Request {
   return new Request(`https://ticket-images.museum-api.internal/${ticketId}/${etag.replaceAll('"', "")}.png`);
 }
@@ -135,8 +136,9 @@ export async function loadTicketImage(
 }
 
 /**
- * Renders tickets just sold into the caches `GET /tickets/{id}/qr` reads
- * (same ETag, same keys), and remembers their facts, so the kiosk's first
+ * Renders tickets just sold (by the account `soldBy`) into the caches
+ * `GET /tickets/{id}/qr` reads (same ETag, same keys), and remembers their
+ * facts with their seller, so the kiosk's first
  * fetch of an image draws nothing and reads no D1. Run off the response path
  * (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES (docs/operations.md).
  * A failure is logged, never thrown: the fetch then renders as it would
@@ -144,6 +146,7 @@ export async function loadTicketImage(
  */
 export async function prerenderSoldTickets(
   sales: readonly Pick<BuyMuseumTicketsResponse, "ticketId" | "ticketType" | "ticketDate" | "confirmationCode" | "eventName" | "entryTime">[],
+  soldBy: string,
   keys: SigningKeys,
 ): Promise<void> {
   const tickets = sales.map((sale): TicketForImage => ({
@@ -155,7 +158,7 @@ export async function prerenderSoldTickets(
     ...(sale.entryTime === undefined ? {} : { entryTime: sale.entryTime }),
     cancelled: false,
   }));
-  for (const ticket of tickets) rememberTicket(ticket);
+  for (const ticket of tickets) rememberTicket(ticket, soldBy);
   for (const ticket of tickets) {
     // Each render waits for a timer: the crypto awaits resolve as microtasks, so a render started
     // at once would run before the response leaves; one at a time lets a GET in between them.

@@ -39,7 +39,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   );
   // A replay's images were prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, signingKeysOf(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -50,7 +50,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
 
 export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, currencyOf(c.env)));
+  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, c.var.principal, currencyOf(c.env)));
   if (!status) throw orderNotFound(orderId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);

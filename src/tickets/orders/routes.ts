@@ -13,7 +13,7 @@ import { CancellationRequestSchema, IdempotencyHeadersSchema } from "../schemas"
 import { OrderCancellationSchema, OrderIdParamsSchema, OrderRequestSchema, OrderSchema, OrderStatusSchema } from "./schemas";
 
 const tags = ["Orders"];
-const staff = allowRoles("admin", "sales");
+const staff = allowRoles("admin", "sales", "box-office");
 
 const Line = z.number().int().openapi({ description: "The lowest refused line (0-based).", example: 2 });
 
@@ -67,7 +67,8 @@ export const getOrder = createRoute({
   path: "/orders/{orderId}",
   operationId: "getOrder",
   summary: "Get an order's status",
-  description: "The order as sold and each ticket's status (refunds show on the tickets). Never the buyer's e-mail or phone.",
+  description:
+    "The order as sold and each ticket's status (refunds show on the tickets). Never the buyer's e-mail or phone. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).",
   tags,
   security: BASIC_AUTH,
   ...staff,
@@ -84,7 +85,7 @@ export const cancelOrder = createRoute({
   operationId: "cancelOrder",
   summary: "Cancel an order at the box office",
   description:
-    "Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin: any order; sales: only its own (another account's order is 404).",
+    "Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).",
   tags: ["Cancellation"],
   security: BASIC_AUTH,
   ...staff,

@@ -1,11 +1,13 @@
 // An order's status, and its cancellation at the box office: each one batch
 // over the order and its tickets.
+import type { Principal } from "../../env";
 import { keyStillInProgress, runKeyed } from "../../idempotency/keys";
 import type { IdempotencyClaimHeld } from "../../idempotency/statements";
 import { PROBLEM_TYPES, ProblemError } from "../../http/problem";
 import { Batch, type Db } from "../../platform/batch";
 import { totalOf } from "../../platform/money";
-import { addBoxOfficeCancellation, type CancellationContext, maySee, type StoredCancellation } from "../cancellation";
+import { sellerScope } from "../access";
+import { addBoxOfficeCancellation, type CancellationContext, type StoredCancellation } from "../cancellation";
 import {
   type CancelledTicket,
   selectCancelledBy,
@@ -31,15 +33,21 @@ function orderStatusOf(order: OrderRow, tickets: TicketRow[], currency: string):
   };
 }
 
-/** Adds the reads of an order and its tickets to a batch. */
-function addOrderReads(batch: Batch, orderId: string) {
-  return { order: batch.add(selectOrder(batch.db, orderId)), tickets: batch.add(selectOrderTickets(batch.db, orderId)) };
+/** Adds the reads of an order and its tickets, sold by `seller` (null: by anyone), to a batch. */
+function addOrderReads(batch: Batch, orderId: string, seller: string | null) {
+  return {
+    order: batch.add(selectOrder(batch.db, orderId, seller)),
+    tickets: batch.add(selectOrderTickets(batch.db, orderId, seller)),
+  };
 }
 
-/** An order's status, or null for an unknown order. One round trip. */
-export async function orderStatus(db: Db, orderId: string, currency: string): Promise<OrderStatus | null> {
+/**
+ * An order's status, or null for an order that is unknown or not
+ * `principal`'s to see (tickets/access.ts). One round trip.
+ */
+export async function orderStatus(db: Db, orderId: string, principal: Principal, currency: string): Promise<OrderStatus | null> {
   const batch = new Batch(db);
-  const { order, tickets } = addOrderReads(batch, orderId);
+  const { order, tickets } = addOrderReads(batch, orderId, sellerScope(principal));
   await batch.run();
   return order.value && orderStatusOf(order.value, tickets.value, currency);
 }
@@ -59,9 +67,9 @@ async function cancelOnce(
 ): Promise<OrderCancellation> {
   const batch = new Batch(db);
   const { cancelled, held } = addBoxOfficeCancellation(batch, { orderId }, context, claim);
-  const { order, tickets } = addOrderReads(batch, orderId);
+  const { order, tickets } = addOrderReads(batch, orderId, sellerScope(context.principal));
   await batch.run();
-  if (!order.value || !maySee(context.principal, order.value.sold_by)) throw orderNotFound(orderId);
+  if (!order.value) throw orderNotFound(orderId);
   if (held && !held.value) throw keyStillInProgress();
   if (cancelled.value.length === 0) {
     throw new ProblemError(409, {
@@ -78,7 +86,7 @@ async function cancelOnce(
 
 /**
  * Cancels every ticket of an order that can still be cancelled, in one batch
- * (admin: any order; sales: its own), under the request's Idempotency-Key
+ * (admin, box-office: any order; sales: its own), under the request's Idempotency-Key
  * (if any). The refund is the sum of the prices of the tickets cancelled now.
  */
 export async function cancelOrderAtBoxOffice(
@@ -93,7 +101,7 @@ export async function cancelOrderAtBoxOffice(
     run: (claim) => cancelOnce(db, orderId, context, claim),
     replay: async ({ cancellationId }) => {
       const batch = new Batch(db);
-      const { order, tickets } = addOrderReads(batch, orderId);
+      const { order, tickets } = addOrderReads(batch, orderId, sellerScope(context.principal));
       const cancelled = batch.add(selectCancelledBy(db, cancellationId));
       await batch.run();
       // An order is never deleted: the key's order is always there.

@@ -4,7 +4,7 @@
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../../platform/batch";
 
-export type OrderRow = { order_id: string; sold_by: string; created_at: string };
+export type OrderRow = { order_id: string; created_at: string };
 
 /** Writes an order while `guard` (an SQL condition: an Idempotency-Key's claim) holds; reads whether it did. */
 export function insertOrder(db: Db, order: { orderId: string; soldBy: string }, guard: Sql = sql`1`): Step<boolean> {
@@ -20,7 +20,11 @@ function orderExists(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId})`;
 }
 
-/** An order, or null. */
-export function selectOrder(db: Db, orderId: string): Step<OrderRow | null> {
-  return step(db, sql`SELECT order_id, sold_by, created_at FROM orders WHERE order_id = ${orderId}`, read.first<OrderRow>());
+/** An order sold by `seller` (null: by anyone; tickets/access.ts), or null. */
+export function selectOrder(db: Db, orderId: string, seller: string | null): Step<OrderRow | null> {
+  return step(
+    db,
+    sql`SELECT order_id, created_at FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})`,
+    read.first<OrderRow>(),
+  );
 }

@@ -12,13 +12,15 @@ import {
 } from "../../../src/tickets/image";
 import { lookUpTicketForImage } from "../../../src/tickets/lookup";
 import { useClock } from "../../support/clock";
-import { api } from "../../support/helpers";
+import { ACCOUNTS, api } from "../../support/helpers";
 import { countRenders } from "../../support/render-count";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../../support/round-trips";
 import { setTestVars, settleWaitUntil } from "../../support/worker";
 import { buy, createEvent, order, type OrderResponse, type PurchaseResponse } from "../fixtures";
 
 const NOW = "2026-12-01T15:00:00Z";
+/** Reads any ticket, whoever sold it. */
+const ADMIN = ACCOUNTS.admin;
 
 async function sell(json: Record<string, unknown>, key?: string) {
   const res = await buy({ email: "kiosk@example.com", ...json }, key === undefined ? {} : { key });
@@ -41,7 +43,7 @@ async function fetchImage(ticketId: string) {
 
 /** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
 async function freshRender(ticketId: string) {
-  const ticket = (await lookUpTicketForImage(env.DB, ticketId, false))!;
+  const ticket = (await lookUpTicketForImage(env.DB, ticketId, ADMIN, false))!;
   const keys = signingKeysFromEnv(env);
   return { etag: await ticketImageEtag(ticket, keys), png: await renderTicketPng(ticket, await signTicketToken(ticket, keys)) };
 }
@@ -92,7 +94,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([body], signingKeysFromEnv(env));
+    const prerendered = prerenderSoldTickets([body], ACCOUNTS.sales.name, signingKeysFromEnv(env));
     // Microtasks only (the crypto awaits resolve as such): a render that did not wait for a timer would run here.
     for (let i = 0; i < 1_000; i++) await Promise.resolve();
     expect(counter.renders).toBe(0);
@@ -103,12 +105,12 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
   it("a fetch that arrives before the pre-render began and misses the edge cache does not draw the image a second time", async () => {
     setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
-    const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, false))!;
+    const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, ADMIN, false))!;
     const keys = signingKeysFromEnv(env);
     const etag = await ticketImageEtag(ticket, keys);
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([body], keys);
+    const prerendered = prerenderSoldTickets([body], ACCOUNTS.sales.name, keys);
     // The fetch's edge-cache lookup misses, and answers only once the pre-render is done.
     vi.spyOn(caches.default, "match").mockImplementation(async () => {
       await prerendered;
