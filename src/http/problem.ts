@@ -102,4 +102,6 @@ export const PROBLEM_TYPES = {
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",
   nothingToCancel: "/problems/nothing-to-cancel",
+  /** The database lacks migrations this code needs (503; docs/operations.md). */
+  schemaBehind: "/problems/schema-behind",
 } as const;
