@@ -3,6 +3,10 @@
 // `wrangler deploy --dry-run --outdir dist`) holds a test seam: test-only code
 // lives in test/ (the test worker, test/support/worker.ts), never in src/.
 import { readFileSync } from "node:fs";
+import { exitOnHelp } from "../tools/lib/cli.mjs";
+
+exitOnHelp(`usage: npm run build:check   (or: node scripts/check-bundle.mjs, after wrangler deploy --dry-run --outdir dist)
+Fails when dist/index.js holds a test seam.`);
 
 const BUNDLE = "dist/index.js";
 const TEST_SEAMS = [

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run dev`: everything a newcomer needs for a working local service.
 //   1. creates .dev.vars from .dev.vars.example when missing (local accounts)
-//   2. applies migrations/ to the local D1 (silent unless one is applied)
+//   2. applies migrations/ to the local D1 (one line naming those applied, if any)
 //   3. loads the sample data (idempotent; silent unless something is written)
 //   4. runs `wrangler dev` on 127.0.0.1:8787 until Ctrl-C: the Worker sees
 //      exactly what plain `npx wrangler dev` gives it (wrangler.toml and .dev.vars)
@@ -14,7 +14,7 @@ import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { isListening } from "../tools/lib/ports.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
-import { ROOT, applyMigrations, d1Target } from "../tools/lib/wrangler.mjs";
+import { ROOT, appliedMigrationNames, applyMigrations, d1Target, migrationSummary } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run dev [-- [--ip <address>] [--port <port>] [--skip-seed] [-- <wrangler dev options>]]`;
 
@@ -31,8 +31,10 @@ async function main(argv) {
   }
   const vars = ensureDevVars();
 
-  const migrations = applyMigrations(d1Target(), { quiet: true });
-  if (!migrations.includes("No migrations to apply")) log(migrations.trim());
+  // wrangler's report draws the tables twice per migration (400 lines on a
+  // fresh database); a failure prints it whole (runWrangler).
+  const applied = migrationSummary(appliedMigrationNames(applyMigrations(d1Target(), { quiet: true })));
+  if (applied) log(applied);
 
   if (!args["skip-seed"]) {
     const seed = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--quiet"], { cwd: ROOT, stdio: "inherit" });

@@ -6,6 +6,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOnHelp } from "../tools/lib/cli.mjs";
+
+exitOnHelp(`usage: npm run docs:assets [-- --if-present]
+Copies swagger-ui-dist's bundle and stylesheet into public/docs/.
+  --if-present  exit 0 with a warning when swagger-ui-dist is not installed`);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const packageDir = join(root, "node_modules", "swagger-ui-dist");

@@ -12,11 +12,15 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium } from "playwright-core";
-import { logProgress as log } from "../tools/lib/cli.mjs";
+import { exitOnHelp, logProgress as log } from "../tools/lib/cli.mjs";
 import { HTTP_METHODS } from "../tools/lib/openapi-facts.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
+
+exitOnHelp(`usage: npm run test:browser
+Opens /docs under wrangler dev in headless Chromium (CHROMIUM_PATH, default
+/usr/bin/chromium) and saves docs/api-docs.png when it passes.`);
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOT = join(ROOT, "docs", "api-docs.png");

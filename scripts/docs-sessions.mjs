@@ -128,8 +128,7 @@ async function runFile(file) {
 }
 
 async function main(argv) {
-  const { values, positionals } = parseCommandLine(argv, { help: { type: "boolean" } });
-  if (values.help) return log(USAGE);
+  const { positionals } = parseCommandLine(argv, {});
   ensureDevVars(); // the local accounts the sessions log in with
   const docs = join(ROOT, "docs");
   const files = positionals.length > 0

@@ -14,13 +14,16 @@
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
-import { log } from "../tools/lib/cli.mjs";
+import { exitOnHelp, log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { readTicketCode, ticketIdOfCode } from "../tools/lib/ticket-qr.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+
+exitOnHelp(`usage: npm run test:e2e:kiosk
+A kiosk's calls through the typed client against wrangler dev (a throw-away local state).`);
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 

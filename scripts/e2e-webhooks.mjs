@@ -14,11 +14,14 @@
 import { createServer } from "node:http";
 import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
-import { log } from "../tools/lib/cli.mjs";
+import { exitOnHelp, log } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { prepareLocalState } from "../tools/lib/local-state.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+
+exitOnHelp(`usage: npm run test:e2e:webhooks
+publishNewEvent deliveries through wrangler dev's local Queue to a loopback receiver.`);
 
 const DEADLINE_MS = 10_000;
 

@@ -9,6 +9,10 @@
 //   node scripts/extract-font-metrics.mjs
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { exitOnHelp } from "../tools/lib/cli.mjs";
+
+exitOnHelp(`usage: node scripts/extract-font-metrics.mjs
+Regenerates src/tickets/image/font-metrics.ts from the bundled Inter TTFs.`);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const FONTS = {

@@ -22,11 +22,9 @@ async function main(argv) {
     {
       config: { type: "string", default: WRANGLER_CONFIG },
       "allow-placeholder-ids": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
     },
     { allowPositionals: false },
   );
-  if (values.help) return console.log(USAGE);
   const environments = await readEnvironments(values.config);
   const facts = {
     newestCompatibilityDate: newestCompatibilityDate(),

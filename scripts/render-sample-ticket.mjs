@@ -13,6 +13,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { exitOnHelp } from "../tools/lib/cli.mjs";
+
+exitOnHelp(`usage: node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
+Renders ticket-sample.png, ticket-sample-cancelled.png and ticket-sample-general.png.`);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, process.argv[2] ?? "docs");

@@ -20,8 +20,7 @@ const TYPES_FILE = join(ROOT, "worker-configuration.d.ts");
 const SECRET_NAMES_FILE = join(ROOT, ".wrangler", "types", "secret-names.env");
 
 async function main(argv) {
-  const { values } = parseCommandLine(argv, { check: { type: "boolean" }, help: { type: "boolean" } }, { allowPositionals: false });
-  if (values.help) return log(USAGE);
+  const { values } = parseCommandLine(argv, { check: { type: "boolean" } }, { allowPositionals: false });
   mkdirSync(join(SECRET_NAMES_FILE, ".."), { recursive: true });
   writeFileSync(SECRET_NAMES_FILE, REQUIRED_SECRETS.map((name) => `${name}=\n`).join(""));
   const committed = readFileSync(TYPES_FILE, "utf8");

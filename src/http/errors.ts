@@ -4,10 +4,11 @@ import type { Hook } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError } from "./problem";
+import { PROBLEM_TYPES, ProblemError, problemResponse, type FieldError, type ProblemOptions } from "./problem";
 import { GuardRaced } from "../platform/batch";
-import { D1_RETRY_AFTER_SECONDS, isD1Unavailable } from "../platform/d1-errors";
+import { D1_RETRY_AFTER_SECONDS, isD1SchemaBehind, isD1Unavailable } from "../platform/d1-errors";
 import { log } from "../platform/log";
+import { APPLY_MIGRATIONS_HINT } from "../platform/migrations";
 
 // How a validation target is named in an error path (`query.limit`, `path.eventId`).
 const TARGET_PREFIX: Record<string, string> = {
@@ -119,6 +120,12 @@ export const handleError: ErrorHandler<AppEnv> = (err, c) => {
       requestId,
     );
   }
+  if (isD1SchemaBehind(err)) {
+    // A table or column the code needs is missing: an operator's fix, not the
+    // client's; the SQLite message (which names it) stays in the log.
+    log.error("database schema behind the code", { requestId, error: err instanceof Error ? err.message : String(err) });
+    return problemResponse(503, schemaBehindProblem(), requestId);
+  }
   log.error("unhandled error", {
     requestId,
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
@@ -130,6 +137,22 @@ export const handleError: ErrorHandler<AppEnv> = (err, c) => {
     requestId,
   );
 };
+
+/**
+ * The 503 of a database that lacks migrations: `pending` names them when
+ * known (/healthz), `extensions` adds members (its checks).
+ */
+export function schemaBehindProblem(pending?: readonly string[], extensions?: Record<string, unknown>): ProblemOptions {
+  const lacks = pending
+    ? `${pending.length} migration${pending.length === 1 ? "" : "s"} this service needs (${pending.join(", ")})`
+    : "migrations this service needs";
+  return {
+    type: PROBLEM_TYPES.schemaBehind,
+    title: "Database schema behind",
+    detail: `The database lacks ${lacks}. ${APPLY_MIGRATIONS_HINT}`,
+    ...(extensions ? { extensions } : {}),
+  };
+}
 
 export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
   problemResponse(404, { detail: `No resource at ${c.req.path}.` }, c.var.requestId);

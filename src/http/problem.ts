@@ -104,6 +104,8 @@ export const PROBLEM_TYPES = {
   nothingToCancel: "/problems/nothing-to-cancel",
   /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
   notConfigured: "/problems/not-configured",
+  /** The database lacks migrations this code needs (503; docs/operations.md). */
+  schemaBehind: "/problems/schema-behind",
 } as const;
 
 /**

@@ -28,3 +28,14 @@ export function isD1Unavailable(error: unknown): boolean {
 
 /** Seconds a client is asked to wait (`Retry-After`) after a 503 caused by D1. */
 export const D1_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * SQLite's answers when the code names a table or column the database does
+ * not have: the migrations this code needs were not applied.
+ */
+const SCHEMA_BEHIND = [/\bno such table\b/, /\bno such column\b/, /\bhas no column named\b/];
+
+/** True for an error of D1 that means its schema is behind the code (migrations not applied). */
+export function isD1SchemaBehind(error: unknown): boolean {
+  return messages(error).some((message) => SCHEMA_BEHIND.some((pattern) => pattern.test(message)));
+}

@@ -5,12 +5,12 @@ import { api, dumpDatabase, eventBody, expectValidationError, type EventJson } f
 const BOOKMARK = "x-d1-bookmark";
 
 describe("GET /healthz", () => {
-  it("is public, says the database answers, and is not cached", async () => {
+  it("is public, says the database answers and its schema is current, and is not cached", async () => {
     const res = await api("/healthz", { as: null });
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(res.headers.get("Cache-Control")).toBe("no-store");
-    expect(await res.json()).toEqual({ status: "ok", database: "ok" });
+    expect(await res.json()).toMatchObject({ status: "ok", checks: { database: { status: "ok" }, schema: { status: "ok", pending: [] } } });
   });
 
   it("ignores credentials, even wrong ones", async () => {

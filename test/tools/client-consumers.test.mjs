@@ -1,7 +1,7 @@
 // The typed client as an integrator's TypeScript project sees it: a small
 // consumer project per module resolution (NodeNext, Node16, bundler), with
 // `skipLibCheck` on as most projects have it, compiles the client README's
-// ```ts snippets as pasted, and a misspelt ticket type must fail to compile
+// ```ts snippets as pasted, and a misspelt ticket type or body field must fail to compile
 // (if the client's declarations did not resolve, everything would be `any`
 // and the typo would pass). Run by `npm test` (node --test test/tools/).
 import assert from "node:assert/strict";
@@ -66,6 +66,15 @@ await client.POST("/tickets", {
   // @ts-expect-error a ticket type the API does not have
   body: { ticketType: "genral", ticketDate: "2026-12-02", email: "visitor@example.com" },
 });
+await client.POST("/tickets/{ticketId}/cancellation", {
+  params: { path: { ticketId: "9c9a8d2e-8b1f-4f1e-9b0a-3a1f2c4d5e6f" } },
+  // @ts-expect-error a misspelt field where every field is optional (the service answers 400)
+  body: { reson: "Visitor ill" },
+});
+await client.POST("/tickets/{ticketId}/cancellation", {
+  params: { path: { ticketId: "9c9a8d2e-8b1f-4f1e-9b0a-3a1f2c4d5e6f" } },
+  body: { reason: "Visitor ill" },
+});
 export {};
 `;
 
@@ -99,5 +108,13 @@ describe("the typed client in a consumer project", () => {
     const result = compile("NodeNext", { "typo.ts": TYPO.replace("// @ts-expect-error a ticket type the API does not have\n", "") });
     assert.notEqual(result.status, 0);
     assert.match(result.stdout, /genral/);
+  });
+
+  it("fails when a body field is misspelt without the expectation (request bodies are exact)", () => {
+    const result = compile("NodeNext", {
+      "typo.ts": TYPO.replace("// @ts-expect-error a misspelt field where every field is optional (the service answers 400)\n", ""),
+    });
+    assert.notEqual(result.status, 0);
+    assert.match(result.stdout, /typo\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'never'/);
   });
 });

@@ -27,8 +27,27 @@ export function parseCommandLine(argv, options, { allowPositionals = true } = {}
   }
 }
 
-/** Runs `main(argv)`, printing usage errors with the usage text (exit 2) and other errors briefly (exit 1). */
+/**
+ * Prints `usage` to stdout and exits 0 when the command line asks for help
+ * (`--help` or `-h`, before any `--`). A script calls it (or `runMain`)
+ * before doing anything, so that asking for help never starts a server or
+ * writes a file.
+ */
+export function exitOnHelp(usage, argv = process.argv.slice(2)) {
+  const end = argv.indexOf("--");
+  const options = end === -1 ? argv : argv.slice(0, end);
+  if (options.includes("--help") || options.includes("-h")) {
+    process.stdout.write(`${usage.trimEnd()}\n`);
+    process.exit(0);
+  }
+}
+
+/**
+ * Runs `main(argv)`: `--help` prints the usage text (exit 0, see exitOnHelp),
+ * usage errors print it to stderr (exit 2), other errors print briefly (exit 1).
+ */
 export async function runMain(main, usage) {
+  exitOnHelp(usage);
   try {
     await main(process.argv.slice(2));
   } catch (error) {

@@ -38,7 +38,9 @@ function devArguments({ ip, port, persistTo, vars, envFile, script, inspectorPor
 }
 
 /**
- * Starts `wrangler dev` and waits until `/healthz` answers 200.
+ * Starts `wrangler dev` and waits until `/healthz` answers: 200, or 503
+ * `/problems/schema-behind` (a throw-away state without migrations is enough
+ * for the tools that only read the OpenAPI document).
  *
  * Options: `ip` (127.0.0.1), `port` (a free one), `persistTo` (local state
  * directory; wrangler's default otherwise), `vars` (extra Worker variables),
@@ -96,8 +98,8 @@ async function waitForHealth(origin, exitOf, deadline, outputOf) {
     if (performance.now() > deadline) throw new Error(`wrangler dev did not answer ${origin}/healthz in time:\n${outputOf()}`);
     try {
       const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
+      const body = await res.text();
+      if (res.status === 200 || (res.status === 503 && body.includes('"type":"/problems/schema-behind"'))) return;
     } catch {
       // not listening yet
     }

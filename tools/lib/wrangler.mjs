@@ -79,6 +79,23 @@ export function applyMigrations(target, { quiet = false } = {}) {
 }
 
 /**
+ * The migrations a report of `wrangler d1 migrations apply` says it applied
+ * (the names of its "Migrations to be applied" table); none when it had
+ * nothing to apply.
+ */
+export function appliedMigrationNames(report) {
+  const table = /Migrations to be applied:\n([\s\S]*?)\n[^│┌├└]/.exec(report)?.[1] ?? "";
+  return [...table.matchAll(/│ (\S+\.sql)\s+│/g)].map((m) => m[1]);
+}
+
+/** One line for `appliedMigrationNames`: "applied 2 migrations: a.sql, b.sql"; null for none. */
+export function migrationSummary(names) {
+  if (names.length === 0) return null;
+  const list = names.length <= 4 ? names.join(", ") : `${names[0]} … ${names.at(-1)}`;
+  return `applied ${names.length} migration${names.length === 1 ? "" : "s"} to the local database: ${list}`;
+}
+
+/**
  * Executes SQL (`command` text, a `file`, or `sql`: a script of many
  * statements, handed over as a temporary file) with `wrangler d1 execute DB
  * --json` and returns the per-statement results (an array of row arrays).

@@ -1,12 +1,50 @@
 // Declarations of index.js. The request and response types come from
 // schema.d.ts, generated from the service's OpenAPI document.
-import type { Client } from "openapi-fetch";
+import type { Client, FetchResponse, MaybeOptionalInit } from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 export type { components, operations, paths, webhooks } from "./schema.js";
 
-/** The typed client: `client.GET("/special-events/{eventId}", { params: { path: { eventId } } })`. */
-export type MuseumClient = Client<paths>;
+type Method = "get" | "put" | "post" | "delete" | "patch";
+type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends { [K in M]: {} } ? P : never }[keyof paths];
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+
+/**
+ * What an object `body` of `Init` must also be: every key the operation's
+ * body (`Allowed`) lacks typed `never`. The service refuses unknown fields
+ * (400); TypeScript alone would let one through where every field is
+ * optional (`{ reson: "…" }` for `{ reason?: string }`), as the body is
+ * inferred, not checked as a literal.
+ */
+type ExactBody<Init, Allowed> = Init extends { body: infer Body }
+  ? Body extends readonly unknown[]
+    ? unknown
+    : Body extends object
+      ? { body: { [K in Exclude<keyof Body, KeysOfUnion<NonNullable<Allowed>>>]: never } }
+      : unknown
+  : unknown;
+
+/** openapi-fetch's init parameter (optional when nothing in it is required). */
+type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+type ExactMethod<M extends Method> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: InitParam<Init & ExactBody<Init, NonNullable<MaybeOptionalInit<paths[P], M>>["body"]>>
+) => Promise<FetchResponse<paths[P][M], Init, `${string}/${string}`>>;
+
+/**
+ * The typed client: `client.GET("/special-events/{eventId}", { params: { path: { eventId } } })`.
+ * openapi-fetch's client, whose request bodies are exact: a field the
+ * operation does not have fails to compile.
+ */
+export type MuseumClient = Omit<Client<paths>, "GET" | "PUT" | "POST" | "DELETE" | "PATCH"> & {
+  GET: ExactMethod<"get">;
+  PUT: ExactMethod<"put">;
+  POST: ExactMethod<"post">;
+  DELETE: ExactMethod<"delete">;
+  PATCH: ExactMethod<"patch">;
+};
 
 /** An RFC 9457 problem: the body of every error response (`error` of a call). */
 export type Problem = components["schemas"]["Problem"];

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. Says whether the service and its database answer.
+         * @description Public. Says whether the database answers and has every migration this code needs applied. 503 when it does not answer (`Retry-After`), or with `/problems/schema-behind` when migrations are missing (the problem's `checks` member names them, as `checks` of a 200 would).
          */
         get: operations["getHealth"];
         put?: never;
@@ -495,8 +495,29 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok";
+            checks: {
+                database: {
+                    /** @enum {string} */
+                    status: "ok";
+                };
+                schema: components["schemas"]["HealthSchemaCheck"];
+            };
+        };
+        HealthSchemaCheck: {
             /** @enum {string} */
-            database: "ok";
+            status: "ok" | "behind";
+            /**
+             * @description The newest migration this code needs.
+             * @example 0012_orders.sql
+             */
+            expected: string;
+            /**
+             * @description The newest migration applied to the database; null when none is.
+             * @example 0012_orders.sql
+             */
+            applied: string | null;
+            /** @description The migrations this code needs that are not applied, in order. */
+            pending: string[];
         };
         Problem: {
             /** @example /problems/validation-error */
@@ -1332,7 +1353,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service and its database answer. */
+            /** @description The service answers, and its database has every migration it needs. */
             200: {
                 headers: {
                     [name: string]: unknown;
