@@ -4,20 +4,68 @@
 //   ctx.today       today in the museum's time zone (the seed's day 0)
 //   ctx.saleDate    an open day in the coming week (general tickets)
 //   ctx.eventIds    ids of the seeded events
-//   ctx.tickets     { first: [...ids], cached: id, soak: [...ids] }
-//   ctx.etag        the ETag of ctx.tickets.cached's image
+//   ctx.cached      a ticket whose image is cached, and ctx.etag that image's ETag
 //   ctx.runId       unique per run (e-mail addresses, Idempotency-Key)
 //   ctx.gateAuth    the Authorization header of the bench gate account
 //   ctx.days        the capacity pairs' days (seed.mjs, capacityDays), on the "capacity" database
-// A scenario's `prepare(env)` runs before its warm-up, `settle(env)` after the
-// warm-up and after the load (waiting for work the Worker does off the
-// request path), `cleanup(env)` at its end; env = { base, ctx, cfg, receiver,
-// count }, `count` the requests the scenario will send in all (warm-up and
-// round-trip measurement included).
+// A scenario's `prepare(env)` runs before its warm-up and `cleanup(env)` at
+// its end; env = { base, ctx, count }, `count` the requests the scenario will
+// send in all. What they need is made through the running server, as a client
+// would make it.
 import { addDays } from "../tools/lib/dates.mjs";
-import { call, subscribe, ticketCodesForToday, unsubscribe, waitForDeliveries } from "./scenario-setup.mjs";
+import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
 
 const API = "/v1.1";
+
+/** One API call as a client makes it (JSON body, Basic auth). */
+export function call(base, auth, method, path, json) {
+  return fetch(`${base}${API}${path}`, {
+    method,
+    headers: { Authorization: auth, ...(json === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+}
+
+/** The response's JSON, or an error that says what answered what. */
+export async function expectJson(res, status, what) {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what} answered ${res.status}, expected ${status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Runs `task(i)` for i in [0, count), at most `parallel` at a time; the results in order. */
+export async function inParallel(count, parallel, task) {
+  const out = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      out[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+  return out;
+}
+
+/** An event dated `date`, a new name each time. */
+export const createEvent = async (base, auth, date, name) =>
+  expectJson(
+    await call(base, auth, "POST", "/special-events", { name: `${name} ${Math.random().toString(36).slice(2, 10)}`, location: "Great Hall", eventDescription: "An event of the bench.", dates: [date], price: 12 }),
+    201,
+    "creating an event",
+  );
+
+/** `count` tickets sold for today, each the code a gate scans, read from its image's QR code (never signed here). */
+async function ticketCodesForToday({ base, ctx, count }) {
+  const event = await createEvent(base, ctx.auth, ctx.today, "Bench gate");
+  return inParallel(count, 4, async (n) => {
+    const body = { ticketType: "event", eventId: event.eventId, ticketDate: ctx.today, email: `gate-${ctx.runId}-${n}@example.com` };
+    const sold = await expectJson(await call(base, ctx.auth, "POST", "/tickets", body), 201, "selling a ticket for today");
+    const image = await call(base, ctx.auth, "GET", `/tickets/${sold.ticketId}/qr`);
+    if (image.status !== 200) throw new Error(`its image answered ${image.status}`);
+    return readTicketCode(new Uint8Array(await image.arrayBuffer()));
+  });
+}
 
 const json = (ctx) => ({ Authorization: ctx.auth, Accept: "application/json" });
 
@@ -98,7 +146,7 @@ function admitNextCode(ctx) {
   };
 }
 
-/** An event a year away, a new name each time; counts the events created (`ctx.eventsCreated`). */
+/** An event a year away, a new name each time. */
 function eventCreate(ctx) {
   return {
     method: "POST",
@@ -113,14 +161,14 @@ function eventCreate(ctx) {
         price: 10,
       }),
     })),
-    onResponse(status) {
-      if (status === 201) ctx.eventsCreated = (ctx.eventsCreated ?? 0) + 1;
-    },
   };
 }
 
 /** Webhook subscriptions of the "create with subscriptions" scenario (issue 13). */
 const BENCH_SUBSCRIPTIONS = 5;
+
+/** Where they point: nothing is delivered, as the pair's server has no Queue consumer. */
+const UNDELIVERED_HOOK = "http://127.0.0.1:9/bench-hook";
 
 /** What issue 13's pair has in common: the same requests, the same amount. */
 const EVENT_CREATES = {
@@ -167,20 +215,24 @@ function orderPairSide({ id, title, request }) {
   return pairSide({ id, title, db: "small", kind: "order-pair", amount: (cfg) => cfg.orderPairSales, request });
 }
 
-/** Issue 20's pairs: each subject against its baseline, alternating round after round. */
-export const CAPACITY_PAIRS = [
-  { baseline: "sale-empty-day", subject: "sale-full-day", budget: 1.2 },
-  { baseline: "sale-unlimited-day", subject: "sale-limited-day", budget: 1.2 },
-];
+const ALTERNATING = "Miniflare directly with no Queue consumer (no delivery runs in the metered process), one connection, the sides alternating round after round (A B, B A…); the budget is on the median of the rounds' ratios.";
+const PROFILED = " The Worker's isolate under V8's profiler: its busy samples per request are its own CPU, apart from local D1's and the local Queue broker's.";
 
-/** Issue 21's pair: an order of 4 at most 2× a single purchase in Worker CPU (with the pre-render off: docs/performance.md). */
-export const ORDER_PAIRS = [{ baseline: "order-single", subject: "order-four", budget: 2 }];
+/** The alternating pairs (each run in its pass of bench/run.mjs), their measures and budgets. */
+export const PAIRS = [
+  { pass: "webhooks", baseline: "event-create", subject: "event-create-hooks", budget: 1.2, measures: ["latency", "isolate"], method: ALTERNATING + PROFILED },
+  { pass: "capacity", baseline: "sale-empty-day", subject: "sale-full-day", budget: 1.2, measures: ["latency", "isolate"], method: ALTERNATING + PROFILED + " The pre-render off." },
+  { pass: "capacity", baseline: "sale-unlimited-day", subject: "sale-limited-day", budget: 1.2, measures: ["latency", "isolate"], method: ALTERNATING + PROFILED + " The pre-render off." },
+  // The budget with the pre-render off: each ticket's render is the same work sold alone or in an order (docs/performance.md).
+  { pass: "orders", baseline: "order-single", subject: "order-four", budget: 2, budgetOn: [], measures: ["cpu"], where: " (the pre-render on)", method: ALTERNATING },
+  { pass: "ordersNoPrerender", baseline: "order-single", subject: "order-four", budget: 2, measures: ["cpu"], where: " (the pre-render off)", method: ALTERNATING },
+];
 
 /**
  * `db`: which seeded database the scenario runs against ("small": 100 events,
  * "large": 100,000). `mode`: "duration" (fixed time, fixed connections) or
- * "amount" (a fixed number of requests: `amount(cfg)`, default
- * cfg.qrFirstRequests, after `warmup` requests). `kind`: "static", "json" (a JSON
+ * "amount" (a fixed number of requests: `amount(cfg)`, after `warmup`
+ * requests). `kind`: "static", "json" (a JSON
  * endpoint, under the throughput budget), "qr", "kiosk", "gate", "webhooks", "capacity" and
  * "order-pair" (run only in their pairs' passes). `hot`: a hot path,
  * run again at a D1 distance (--d1-rtt) and held to its budget there.
@@ -271,29 +323,13 @@ export const SCENARIOS = [
     ],
   },
   {
-    id: "qr-first",
-    title: "`GET /tickets/{id}/qr` first render (a new ticket each request)",
-    db: "small",
-    kind: "qr-first",
-    mode: "amount",
-    connections: 1,
-    expect: [200],
-    requests: (ctx) => [
-      {
-        method: "GET",
-        headers: { Authorization: ctx.auth },
-        ...rotating((n) => ({ path: `${API}/tickets/${ctx.tickets.first[n % ctx.tickets.first.length]}/qr` })),
-      },
-    ],
-  },
-  {
     id: "qr-cached",
     hot: true,
     title: "`GET /tickets/{id}/qr` cached (same ticket, 200 with the PNG)",
     db: "small",
     kind: "qr",
     expect: [200],
-    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } }],
+    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.cached}/qr`, headers: { Authorization: ctx.auth } }],
   },
   {
     id: "qr-304",
@@ -305,7 +341,7 @@ export const SCENARIOS = [
     requests: (ctx) => [
       {
         method: "GET",
-        path: `${API}/tickets/${ctx.tickets.cached}/qr`,
+        path: `${API}/tickets/${ctx.cached}/qr`,
         headers: { Authorization: ctx.auth, "If-None-Match": ctx.etag },
       },
     ],
@@ -352,7 +388,7 @@ export const SCENARIOS = [
     hot: true,
     connections: 1,
     expect: [200],
-    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.tickets.cached}/qr`, headers: { Authorization: ctx.auth } }],
+    requests: (ctx) => [{ method: "GET", path: `${API}/tickets/${ctx.cached}/qr`, headers: { Authorization: ctx.auth } }],
   },
   {
     id: "admit",
@@ -377,17 +413,15 @@ export const SCENARIOS = [
   },
   {
     id: "event-create-hooks",
-    title: `\`POST /special-events\`, ${BENCH_SUBSCRIPTIONS} webhook subscriptions (delivered through the Queue to a loopback receiver)`,
+    title: `\`POST /special-events\`, ${BENCH_SUBSCRIPTIONS} webhook subscriptions (their messages sent to the Queue)`,
     ...EVENT_CREATES,
-    receiver: true,
     async prepare(env) {
-      env.subscriptions = await subscribe({ base: env.base, ctx: env.ctx, url: env.receiver.url, count: BENCH_SUBSCRIPTIONS });
-      env.ctx.eventsCreated = 0;
-      env.deliveriesBefore = env.receiver.received();
+      const subscribe = async (i) => call(env.base, env.ctx.auth, "POST", "/webhooks", { url: UNDELIVERED_HOOK, description: `bench ${i}` });
+      env.subscriptions = await inParallel(BENCH_SUBSCRIPTIONS, 1, async (i) => (await expectJson(await subscribe(i), 201, "a subscription")).webhookId);
     },
-    /** Until the receiver has one delivery per subscription for every event created so far. */
-    settle: (env) => waitForDeliveries(env.receiver, env.deliveriesBefore + BENCH_SUBSCRIPTIONS * env.ctx.eventsCreated),
-    cleanup: (env) => unsubscribe({ base: env.base, ctx: env.ctx, ids: env.subscriptions ?? [] }),
+    async cleanup(env) {
+      for (const id of env.subscriptions) await expectJson(await call(env.base, env.ctx.auth, "DELETE", `/webhooks/${id}`), 204, "ending a subscription");
+    },
   },
   capacitySale({
     id: "sale-full-day",
@@ -446,50 +480,3 @@ export const SCENARIOS = [
     requests: (ctx) => [{ method: "GET", path: `${API}/special-events?${yearQuery(ctx)}`, headers: json(ctx) }],
   },
 ];
-
-/**
- * The soak mix (issue 7): reads, purchases and QR fetches, weighted, for a
- * fixed time. QR fetches pick from a pool larger than the image memory cache
- * (256), so renders, edge-cache hits and memory hits all occur.
- */
-export function soakRequests(ctx) {
-  const mix = [
-    [25, (n) => ({ method: "GET", path: `${API}/special-events` })],
-    [10, (n) => ({ method: "GET", path: `${API}/special-events?${yearQuery(ctx)}` })],
-    [15, (n) => ({ method: "GET", path: `${API}/special-events/${ctx.eventIds[n % ctx.eventIds.length]}` })],
-    [15, () => ({ method: "GET", path: `${API}/museum-hours` })],
-    [
-      15,
-      (n) => ({
-        method: "POST",
-        path: `${API}/tickets`,
-        headers: { "Content-Type": "application/json" },
-        body: purchaseBody(ctx, `soak-${n}`),
-      }),
-    ],
-    [20, (n) => ({ method: "GET", path: `${API}/tickets/${ctx.tickets.soak[(n * 7919) % ctx.tickets.soak.length]}/qr` })],
-  ];
-  const total = mix.reduce((s, [w]) => s + w, 0);
-  // A fixed pseudo-random sequence (LCG), so every run sends the same mix.
-  let seed = 42;
-  const next = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-  let n = 0;
-  return [
-    {
-      method: "GET",
-      path: "/",
-      setupRequest(req) {
-        let pick = next() * total;
-        const [, build] = mix.find(([w]) => (pick -= w) < 0) ?? mix[0];
-        const extra = build(n);
-        n += 1;
-        const out = { ...req, body: undefined, ...extra, headers: { ...req.headers, Authorization: ctx.auth, ...extra.headers } };
-        if (out.method === "GET") delete out.headers["Content-Type"];
-        return out;
-      },
-    },
-  ];
-}
