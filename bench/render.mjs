@@ -40,7 +40,7 @@ async function prepare(checkouts, work, today, counts) {
     log(`==> render phases: building ${checkout.label}, selling its tickets through its API`);
     checkout.script = buildWorker(checkout.dir, join(work, `render-dist-${n}`)).script;
     checkout.persistTo = join(work, `render-d1-${n}`);
-    const { account } = seedDatabase({ checkout: checkout.dir, persistTo: checkout.persistTo, today, events: 0, tickets: 0 });
+    const { account } = seedDatabase({ checkout: checkout.dir, persistTo: checkout.persistTo, today, events: 0, tickets: 0, withGate: false });
     checkout.auth = basicAuthorization(account.name, account.secret);
     checkout.secrets = { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") };
     const server = await serve(checkout, false);

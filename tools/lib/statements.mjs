@@ -4,6 +4,7 @@
 // The builders are bundled by esbuild for Node, called with a recording `Db`,
 // and each statement is rendered as SQL text with its values inlined as
 // literals, for `wrangler d1 execute --command/--file` (which binds nothing).
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { tempDir } from "./process-end.mjs";
@@ -36,7 +37,9 @@ export function statements(root = ROOT) {
   const outfile = join(dir.path, "statements.cjs");
   buildSync({
     stdin: {
+      // An older checkout may lack a module (its SQL was elsewhere then).
       contents: Object.entries(MODULES)
+        .filter(([, path]) => !path.startsWith("./") || existsSync(join(root, path)))
         .map(([name, path]) => `export * as ${name} from ${JSON.stringify(path)};`)
         .join("\n"),
       resolveDir: root,
