@@ -7,11 +7,11 @@
 // alternate request by request or round by round, so the machine's changing
 // load falls on both alike. Worker CPU: the workerd process, all threads
 // (V8 compiles and tiers resvg's wasm up on background threads).
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { basicAuthorization } from "../tools/lib/accounts.mjs";
 import { addDays } from "../tools/lib/dates.mjs";
 import { log } from "../tools/lib/cli.mjs";
+import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { buildWorker } from "./build.mjs";
 import { call, createEvent, expectJson, inParallel } from "./scenarios.mjs";
 import { nextOpenDay, seedDatabase } from "./seed.mjs";
@@ -42,7 +42,7 @@ async function prepare(checkouts, work, today, counts) {
     checkout.persistTo = join(work, `render-d1-${n}`);
     const { account } = seedDatabase({ checkout: checkout.dir, persistTo: checkout.persistTo, today, events: 0, tickets: 0, withGate: false });
     checkout.auth = basicAuthorization(account.name, account.secret);
-    checkout.secrets = { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") };
+    checkout.secrets = throwawaySecrets();
     const server = await serve(checkout, false);
     try {
       const { base } = server;
