@@ -4,7 +4,6 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const autocannon = require("autocannon");
 
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -36,7 +35,8 @@ export async function runLoad({ base, connections, duration, amount, rate, reque
     ...(rate ? { overallRate: rate } : {}),
   };
   const started = performance.now();
-  const instance = autocannon(opts);
+  // bench/package.json's, installed by `npm run bench`.
+  const instance = require("autocannon")(opts);
   const errorMessages = {};
   instance.on("reqError", (error) => {
     const key = error?.code ?? error?.message ?? String(error);

@@ -1,30 +1,21 @@
 // Seeds a throw-away local D1 for the benchmark (never the developer's
-// .wrangler/state): migrations, a bench admin and a gate account, N special events with dates
-// spread over the coming year, and M pre-bought tickets for the QR scenarios.
-//
-// Everything is written through the features' statement builders
+// .wrangler/state): a checkout's own migrations, a bench admin and a gate
+// account, N special events with dates spread over the coming year, and M
+// pre-bought tickets. Written through the checkout's own statement builders
 // (tools/lib/statements.mjs): events with `insertEvents` and tickets with
-// `importTickets`, `ROWS_PER_STATEMENT` at a time (each a statement of one
-// JSON parameter), rendered into ONE SQL file run by `wrangler d1 execute DB
-// --local --persist-to <dir> --file`. 100,000 events and their 150,000 dates
-// load in seconds, so there is no need to write into miniflare's SQLite file
-// behind wrangler's back.
-//
-//   node bench/seed.mjs --persist-to /tmp/x --events 100000 --tickets 0
+// `importTickets`, `ROWS_PER_STATEMENT` at a time, rendered into one SQL file
+// run by `wrangler d1 execute DB --local --persist-to <dir> --file`.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, resolve } from "node:path";
 import { newAccount } from "../tools/lib/accounts.mjs";
-import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
-import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
+import { addDays, weekday } from "../tools/lib/dates.mjs";
 import { recordingDb as db, renderStatement, sqlScript, statements } from "../tools/lib/statements.mjs";
-import { d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
+import { ROOT, d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
 
 /** Events, or tickets, per statement: keeps each statement under D1's 100 KB. */
 export const ROWS_PER_STATEMENT = 400;
-
 
 /** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
 export const OPEN_WEEKDAYS = new Set([1, 2, 3, 4, 5]);
@@ -83,8 +74,9 @@ export function capacityDays(today, rounds) {
  * `dayTickets` ({ date, count }): general tickets sold for one day besides, imported as rows;
  * the triggers of migrations/0011 count them into `ticket_places` as they would a sale.
  */
-export function buildSeedSql({ today, events, tickets, dayTickets, accountName = "bench-admin", secret, gate }) {
-  const b = statements();
+function buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate }) {
+  // The checkout's own builders; this repository's where an older checkout has none.
+  const b = { ...statements(), ...statements(checkout) };
   const steps = [b.accounts.insertAccount(db, newAccount({ name: accountName, role: "admin", secret }))];
   // The gate scenario's scanner.
   if (gate) steps.push(b.accounts.insertAccount(db, newAccount({ ...gate, role: "gate" })));
@@ -122,24 +114,41 @@ export function buildSeedSql({ today, events, tickets, dayTickets, accountName =
   return { sql: `${sqlScript(steps)}ANALYZE;\n`, eventIds, ticketIds, ticketDate };
 }
 
+/** The migrations directory of a checkout: its wrangler.toml's `migrations_dir` for DB (wrangler's default otherwise). */
+export function migrationsDir(checkout) {
+  const toml = readFileSync(join(checkout, "wrangler.toml"), "utf8");
+  const db = /^\[\[d1_databases\]\]\n((?:(?!\[).*\n?)*)/m.exec(toml)?.[1] ?? "";
+  return resolve(checkout, /^\s*migrations_dir\s*=\s*"([^"]+)"/m.exec(db)?.[1] ?? "migrations");
+}
+
 /**
- * Applies the migrations to a fresh `persistTo` directory and loads the seed.
- * Returns what the scenarios need plus the seed timings.
+ * `wrangler d1 migrations apply` for a checkout's local D1 in `persistTo`: the
+ * checkout's own migrations (its config, run in it), as its code expects its
+ * tables and triggers. Returns `{ args, cwd }`.
  */
-export function seedDatabase({ persistTo, today, events, tickets, dayTickets, accountName = "bench-admin" }) {
+export function migrationsCommand(checkout, persistTo) {
+  return { args: ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo, "--config", join(checkout, "wrangler.toml")], cwd: checkout };
+}
+
+/**
+ * Applies a checkout's migrations (this repository's by default) to a fresh
+ * `persistTo` directory and loads the seed through its builders. Returns what
+ * the scenarios need plus the seed timings.
+ */
+export function seedDatabase({ checkout = ROOT, persistTo, today, events, tickets, dayTickets, accountName = "bench-admin", withGate = true }) {
   const secret = randomBytes(16).toString("hex");
-  const gate = { name: "bench-gate", secret: randomBytes(16).toString("hex") };
+  // A checkout from before the gate role (migrations/0008) has no gate account.
+  const gate = withGate ? { name: "bench-gate", secret: randomBytes(16).toString("hex") } : undefined;
   const t0 = performance.now();
-  runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { capture: true });
+  const migrate = migrationsCommand(checkout, persistTo);
+  runWrangler(migrate.args, { capture: true, cwd: migrate.cwd });
   const t1 = performance.now();
-  const seed = buildSeedSql({ today, events, tickets, dayTickets, accountName, secret, gate });
+  const seed = buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate });
   const dir = mkdtempSync(join(tmpdir(), "museum-bench-sql-"));
   try {
     const file = join(dir, "seed.sql");
     writeFileSync(file, seed.sql);
-    runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--yes", "--file", file], {
-      capture: true,
-    });
+    runWrangler(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--yes", "--file", file, "--config", join(checkout, "wrangler.toml")], { capture: true, cwd: checkout });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -175,23 +184,4 @@ export function explainQueryPlan(persistTo, statement) {
     depth.set(row.id, d);
     return `${"  ".repeat(d)}${row.detail}`;
   });
-}
-
-async function main(argv) {
-  const { values: args } = parseCommandLine(
-    argv,
-    { "persist-to": { type: "string" }, events: { type: "string" }, tickets: { type: "string" }, today: { type: "string" } },
-    { allowPositionals: false },
-  );
-  const persistTo = args["persist-to"] ?? mkdtempSync(join(tmpdir(), "museum-bench-d1-"));
-  const today = args.today ?? (await museumToday());
-  const result = seedDatabase({ persistTo, today, events: Number(args.events ?? 100), tickets: Number(args.tickets ?? 0) });
-  log(
-    `seeded ${persistTo}: ${result.eventIds.length} events, ${result.ticketIds.length} tickets ` +
-      `(migrations ${(result.timings.migrateMs / 1000).toFixed(1)} s, seed ${(result.timings.seedMs / 1000).toFixed(1)} s)`,
-  );
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  await runMain(main, "usage: node bench/seed.mjs [--persist-to DIR] [--events N] [--tickets N] [--today YYYY-MM-DD]");
 }

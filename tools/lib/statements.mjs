@@ -4,6 +4,7 @@
 // The builders are bundled by esbuild for Node, called with a recording `Db`,
 // and each statement is rendered as SQL text with its values inlined as
 // literals, for `wrangler d1 execute --command/--file` (which binds nothing).
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { tempDir } from "./process-end.mjs";
@@ -20,25 +21,28 @@ const MODULES = {
   sql: "sql-template-tag",
 };
 
-let loaded;
+const loaded = new Map();
 
 /**
  * The builders: `{ accounts, events, hours, tickets, sql }`, each a module's
  * exports (`sql` is sql-template-tag's, for wrapping a read fragment in a
- * SELECT). Bundled once per process, synchronously (esbuild's buildSync and a
- * CommonJS bundle), so that callers need not be async.
+ * SELECT), of this repository or of another checkout (`root`: the bench's
+ * "before"). Bundled once per process and root, synchronously (esbuild's
+ * buildSync and a CommonJS bundle), so that callers need not be async.
  */
-export function statements() {
-  if (loaded) return loaded;
+export function statements(root = ROOT) {
+  if (loaded.has(root)) return loaded.get(root);
   const { buildSync } = require("esbuild");
   const dir = tempDir("museum-statements-");
   const outfile = join(dir.path, "statements.cjs");
   buildSync({
     stdin: {
+      // An older checkout may lack a module (its SQL was elsewhere then).
       contents: Object.entries(MODULES)
+        .filter(([, path]) => !path.startsWith("./") || existsSync(join(root, path)))
         .map(([name, path]) => `export * as ${name} from ${JSON.stringify(path)};`)
         .join("\n"),
-      resolveDir: ROOT,
+      resolveDir: root,
       loader: "ts",
     },
     bundle: true,
@@ -48,9 +52,9 @@ export function statements() {
     outfile,
     logLevel: "warning",
   });
-  loaded = require(outfile);
+  loaded.set(root, require(outfile));
   dir.remove();
-  return loaded;
+  return loaded.get(root);
 }
 
 /**

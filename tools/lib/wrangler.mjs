@@ -40,13 +40,14 @@ export function wranglerCommand(args) {
 }
 
 /**
- * Runs wrangler to completion. With `capture`, stdout is returned (for
- * `--json`); otherwise it goes to this process's stdout. Throws on failure.
+ * Runs wrangler to completion (in `cwd`: another checkout for the bench). With
+ * `capture`, stdout is returned (for `--json`); otherwise it goes to this
+ * process's stdout. Throws on failure.
  */
-export function runWrangler(args, { capture = false } = {}) {
+export function runWrangler(args, { capture = false, cwd = ROOT } = {}) {
   const [cmd, argv] = wranglerCommand(args);
   const result = spawnSync(cmd, argv, {
-    cwd: ROOT,
+    cwd,
     env: wranglerEnv(),
     stdio: ["ignore", capture ? "pipe" : "inherit", capture ? "pipe" : "inherit"],
     encoding: "utf8",

@@ -1,36 +1,30 @@
-/**
- * The bench's distance bundle (npm run bench, "D1 at a distance"): the
- * production Worker with every D1 round trip delayed by BENCH_D1_RTT_MS
- * (a `wrangler dev --var`), as when the database is a network hop away, and
- * counted: each response carries the request's count in
- * `x-bench-d1-round-trips`. None of this is in src/ or the deployed bundle.
- */
-import worker from "../src/index";
-
-const ROUND_TRIPS_HEADER = "x-bench-d1-round-trips";
+// The bench's distance bundle (bench/build.mjs): the built Worker, copied
+// next to this file as index.js, with every D1 round trip delayed by
+// BENCH_D1_RTT_MS (a Worker variable), as when the database is a network hop
+// away, and counted: each response carries the count in
+// `x-bench-d1-round-trips`. Never deployed.
+import worker from "./index.js";
 
 /** The D1 calls that go to the database: a statement's reads and writes, a batch. */
 const ROUND_TRIP_METHODS = new Set(["first", "run", "all", "raw", "batch"]);
 
-type BenchEnv = Env & { BENCH_D1_RTT_MS?: string };
-
 /**
  * The binding, and every session and statement it hands out, with each round
- * trip passed through `beforeRoundTrip` first. The real objects go back to
- * D1 (a batch's statements): workerd accepts only its own.
+ * trip passed through `beforeRoundTrip` first. The real objects go back to D1
+ * (a batch's statements): workerd accepts only its own.
  */
-function delayRoundTrips<T extends object>(binding: T, beforeRoundTrip: () => Promise<void>): T {
-  const real = new WeakMap<object, object>();
-  const unwrap = (value: unknown) => (typeof value === "object" && value !== null ? (real.get(value) ?? value) : value);
-  const wrap = <U extends object>(target: U): U => {
+function delayRoundTrips(binding, beforeRoundTrip) {
+  const real = new WeakMap();
+  const unwrap = (value) => (typeof value === "object" && value !== null ? (real.get(value) ?? value) : value);
+  const wrap = (target) => {
     const proxy = new Proxy(target, {
       get(object, name) {
-        const member: unknown = Reflect.get(object, name, object);
+        const member = Reflect.get(object, name, object);
         if (typeof member !== "function") return member;
-        return (...args: unknown[]) => {
+        return (...args) => {
           const call = () => member.apply(object, args.map((arg) => (Array.isArray(arg) ? arg.map(unwrap) : unwrap(arg))));
           if (ROUND_TRIP_METHODS.has(String(name))) return beforeRoundTrip().then(call);
-          const result: unknown = call();
+          const result = call();
           return typeof result === "object" && result !== null && !(result instanceof Promise) ? wrap(result) : result;
         };
       },
@@ -52,7 +46,7 @@ export default {
     });
     const response = await worker.fetch(request, { ...env, DB }, ctx);
     const counted = new Response(response.body, response);
-    counted.headers.set(ROUND_TRIPS_HEADER, String(roundTrips));
+    counted.headers.set("x-bench-d1-round-trips", String(roundTrips));
     return counted;
   },
-} satisfies ExportedHandler<BenchEnv>;
+};
