@@ -11,10 +11,20 @@ const TicketTypeSchema = z
   });
 export type TicketType = z.infer<typeof TicketTypeSchema>;
 
+const EMAIL_MESSAGE = "Must be a valid e-mail address.";
+
+// zod's e-mail rule, as a plain regex so that the document publishes it as
+// the `pattern` (`format: email` would promise addresses it refuses, such as
+// `user@localhost` or a quoted local part).
 export const EmailSchema = z
-  .email({ error: "Must be a valid e-mail address." })
+  .string({ error: EMAIL_MESSAGE })
+  .regex(z.regexes.email, { error: EMAIL_MESSAGE })
   .max(254, { error: "Must be at most 254 characters." })
-  .openapi("Email", { description: "Email address for ticket purchaser.", example: "museum-lover@example.com" });
+  .openapi("Email", {
+    description:
+      "Email address for ticket purchaser, at most 254 characters. `pattern` is the exact rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).",
+    example: "museum-lover@example.com",
+  });
 
 export const PhoneSchema = z
   .string()
@@ -44,10 +54,13 @@ const lineFields = {
     description:
       "Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.",
   }),
-  ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
+  ticketDate: DateSchema.openapi({
+    description:
+      "Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).",
+  }),
   entryTime: TimeSchema.optional().openapi({
     description:
-      "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).",
+      "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.",
     example: "10:30",
   }),
 };

@@ -464,25 +464,25 @@ export interface components {
              */
             eventId: string;
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -575,9 +575,15 @@ export interface components {
         };
         /** @description A weekday's hours and its optional limits. */
         OpeningHours: {
-            /** @example 09:00 */
+            /**
+             * @description Opening time, `HH:mm`.
+             * @example 09:00
+             */
             timeOpen: string;
-            /** @example 09:00 */
+            /**
+             * @description Closing time, `HH:mm`: after `timeOpen`.
+             * @example 18:00
+             */
             timeClose: string;
             /**
              * @description The most general tickets for the day (no limit when left out).
@@ -585,7 +591,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -623,7 +629,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -642,10 +648,17 @@ export interface components {
          *     }
          */
         PutHoursExceptionRequest: {
+            /** @description `true`: the museum is closed that day; `timeOpen`, `timeClose` and the limits must be left out. `false`: special hours; `timeOpen` and `timeClose` are required. */
             closed: boolean;
-            /** @example 09:00 */
+            /**
+             * @description Opening time, `HH:mm`.
+             * @example 09:00
+             */
             timeOpen?: string;
-            /** @example 09:00 */
+            /**
+             * @description Closing time, `HH:mm`: after `timeOpen`.
+             * @example 18:00
+             */
             timeClose?: string;
             /**
              * @description The most general tickets for the day (no limit when left out).
@@ -653,7 +666,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -663,7 +676,7 @@ export interface components {
              */
             slotCapacity?: number;
             /**
-             * @description Why the day differs (shown to staff).
+             * @description Why the day differs (shown to staff). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example New Year's Day
              */
             reason?: string;
@@ -677,25 +690,25 @@ export interface components {
              */
             eventId: string;
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -708,25 +721,25 @@ export interface components {
         /** @description Request payload for creating new special events at the museum. */
         CreateSpecialEventRequest: {
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -738,28 +751,28 @@ export interface components {
         };
         /** @description List of upcoming special events. */
         ListSpecialEventsResponse: components["schemas"]["SpecialEventResponse"][];
-        /** @description Request payload for updating an existing special event. Only included fields are updated in the event. */
+        /** @description Request payload for updating an existing special event. Only included fields are updated in the event; at least one is needed. */
         UpdateSpecialEventRequest: {
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name?: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location?: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription?: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates?: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price?: number;
@@ -827,12 +840,12 @@ export interface components {
             eventId?: string;
             /**
              * Format: date
-             * @description Date that the ticket is valid for (today or later, museum time zone).
+             * @description Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).
              * @example 2023-10-29
              */
             ticketDate: string;
             /**
-             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.
              * @example 10:30
              */
             entryTime?: string;
@@ -840,8 +853,7 @@ export interface components {
             phone?: components["schemas"]["Phone"];
         };
         /**
-         * Format: email
-         * @description Email address for ticket purchaser.
+         * @description Email address for ticket purchaser, at most 254 characters. `pattern` is the exact rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
          * @example museum-lover@example.com
          */
         Email: string;
@@ -1052,7 +1064,7 @@ export interface components {
         /** @description A box-office cancellation; send `{}` when there is no reason to record. */
         CancellationRequest: {
             /**
-             * @description Why the ticket is given back (kept in the ticket's status).
+             * @description Why the ticket is given back (kept in the ticket's status). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Visitor ill
              */
             reason?: string;
@@ -1172,12 +1184,12 @@ export interface components {
             eventId?: string;
             /**
              * Format: date
-             * @description Date that the ticket is valid for (today or later, museum time zone).
+             * @description Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).
              * @example 2023-10-29
              */
             ticketDate: string;
             /**
-             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.
              * @example 10:30
              */
             entryTime?: string;
@@ -1223,7 +1235,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1247,7 +1259,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1269,7 +1281,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1640,7 +1652,7 @@ export interface operations {
             query?: {
                 /** @description First date (default: today, museum time zone). */
                 startDate?: string;
-                /** @description Last date (default: one year after startDate). */
+                /** @description Last date, not before `startDate` (default: one year after `startDate`). */
                 endDate?: string;
             };
             header?: never;
@@ -1722,6 +1734,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The date the exception is for (`YYYY-MM-DD`). */
                 date: string;
             };
             cookie?: never;
@@ -1838,6 +1851,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The date the exception is for (`YYYY-MM-DD`). */
                 date: string;
             };
             cookie?: never;
@@ -1930,7 +1944,7 @@ export interface operations {
             query?: {
                 /** @description First day of the window (default: today in the museum's time zone). */
                 startDate?: string;
-                /** @description Last day of the window (default: 7 days after `startDate`). */
+                /** @description Last day of the window, not before `startDate` (default: 7 days after `startDate`). */
                 endDate?: string;
                 /** @description Page number to retrieve (1 or more). */
                 page?: number;
