@@ -69,7 +69,7 @@ export const ProblemSchema = z
   .openapi("Problem");
 
 const PROBLEM_DESCRIPTIONS = {
-  400: "Bad request: malformed JSON, or a value that breaks the schema (see `errors`).",
+  400: "Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`).",
   401: "Credentials missing or wrong.",
   403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",

@@ -178,7 +178,13 @@ export type Admission = z.infer<typeof AdmissionSchema>;
 export const AdmissionProblemSchema = z
   .object({
     type: z
-      .enum(["/problems/already-admitted", "/problems/ticket-cancelled", "/problems/not-valid-today", "/problems/invalid-ticket-code"])
+      .enum([
+        "/problems/already-admitted",
+        "/problems/ticket-cancelled",
+        "/problems/not-valid-today",
+        "/problems/too-early",
+        "/problems/invalid-ticket-code",
+      ])
       .openapi({ description: "What a gate program switches on." }),
     title: z.string(),
     status: z.number().int(),

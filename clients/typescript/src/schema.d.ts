@@ -1017,7 +1017,7 @@ export interface components {
              * @description What a gate program switches on.
              * @enum {string}
              */
-            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/invalid-ticket-code";
+            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/invalid-ticket-code";
             title: string;
             status: number;
             detail: string;
@@ -1409,7 +1409,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetMuseumHoursResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1564,7 +1564,7 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,7 +1670,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursExceptionList"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1763,7 +1763,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursException"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,7 +1865,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1968,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSpecialEventsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2057,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2161,7 +2161,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2245,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2338,7 +2338,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2459,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyMuseumTicketsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,7 +2581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2669,7 +2669,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2755,7 +2755,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Admission"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2969,7 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3091,7 +3091,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceSummary"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3298,7 +3298,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,7 +3393,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3687,7 +3687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3771,7 +3771,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3857,7 +3857,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
