@@ -94,9 +94,22 @@ function isoDay(offsetDays: number): string {
  */
 function samples(doc: Document, schema: Schema, seed: number, count: number): unknown[] {
   const random = seededRandom(seed);
-  const root = { ...schema, components: doc.components } as JsonSchema;
+  const root = { ...schema, components: withoutFormatsBesidePatterns(doc.components) } as JsonSchema;
   // Every fourth value has its required properties alone (`{}` when none are).
   return Array.from({ length: count }, (_, index) => generate(root, seed * 1000 + index * 10, index % 4 === 0 ? 0 : 0.5, random));
+}
+
+/**
+ * The schemas with `format` left out where a `pattern` states the rule (the
+ * e-mail address): the generator follows a format before a pattern, and its
+ * e-mail format writes `alice1@example.com` alone. A value of the pattern is
+ * what the server must accept.
+ */
+function withoutFormatsBesidePatterns<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutFormatsBesidePatterns) as T;
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value).filter(([key]) => !(key === "format" && "pattern" in value));
+  return Object.fromEntries(entries.map(([key, child]) => [key, withoutFormatsBesidePatterns(child)])) as T;
 }
 
 /**

@@ -853,7 +853,8 @@ export interface components {
             phone?: components["schemas"]["Phone"];
         };
         /**
-         * @description Email address for ticket purchaser, at most 254 characters. `pattern` is the exact rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
+         * Format: email
+         * @description Email address for ticket purchaser, at most 254 characters. Besides `format: email`, `pattern` is the rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
          * @example museum-lover@example.com
          */
         Email: string;
