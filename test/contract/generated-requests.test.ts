@@ -135,23 +135,24 @@ function draw(root: JsonSchema, seed: number, optionalsProbability: number, rand
     for (let attempt = 0; attempt < 20; attempt++) {
       const length = min + Math.floor(random() * (max - min + 1));
       const text = Array.from({ length }, () => UNICODE_POOL[Math.floor(random() * UNICODE_POOL.length)]).join("");
-      if (pattern.test(text) && [...text].length >= min) return text;
+      const codePoints = [...text].length;
+      if (pattern.test(text) && codePoints >= min && codePoints <= Number(node.maxLength ?? Infinity)) return text;
     }
     return value;
   };
   return generateSync(root, {
-      seed,
-      optionalsProbability,
-      formats: { date: (r) => isoDay(r.int(-30, 400)) },
-      outputTransform: (value, node) => {
-        if (typeof node !== "object") return value;
-        if (typeof value === "number" && node.multipleOf === 0.01) return Number(value.toFixed(2));
-        if (typeof value === "string" && typeof node.pattern === "string" && node.pattern.startsWith("^[^") && random() < 0.5) {
-          return unicodeText(value, node);
-        }
-        return value;
-      },
-    });
+    seed,
+    optionalsProbability,
+    formats: { date: (r) => isoDay(r.int(-30, 400)) },
+    outputTransform: (value, node) => {
+      if (typeof node !== "object") return value;
+      if (typeof value === "number" && node.multipleOf === 0.01) return Number(value.toFixed(2));
+      if (typeof value === "string" && typeof node.pattern === "string" && node.pattern.startsWith("^[^") && random() < 0.5) {
+        return unicodeText(value, node);
+      }
+      return value;
+    },
+  });
 }
 
 /** Every description in a schema, its references followed. */
