@@ -76,6 +76,6 @@ export function settingsOf(env: object): Settings {
 }
 
 /** The settings money depends on that do not parse (their names), for /healthz and the preflight. */
-function invalidMoneySettings(settings: Settings): string[] {
+export function invalidMoneySettings(settings: Settings): string[] {
   return (["GENERAL_TICKET_PRICE_CENTS", "CURRENCY"] as const).filter((name) => settings[name] === null);
 }

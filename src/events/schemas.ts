@@ -25,7 +25,7 @@ const EventLocationSchema = textField(200, {
   example: "Computer Room",
 });
 const EventDescriptionSchema = textField(5000, {
-  description: "Description of the special event (line feeds and tabs allowed).",
+  description: "Description of the special event.",
   example: "Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).",
   multiline: true,
 });
@@ -43,14 +43,19 @@ const EventDatesSchema = z
       seen.add(date);
     });
   })
-  .openapi({ description: "List of planned dates for the special event." });
+  .openapi({ description: "List of planned dates for the special event, each once.", uniqueItems: true });
 
 const EventPriceSchema = z
   .number({ error: "Must be a number." })
   .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
   .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
   .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
-  .openapi({ description: "Price of a ticket for the special event.", format: "float", example: 25 });
+  .openapi({
+    description: "Price of a ticket for the special event, at most two decimals.",
+    format: "float",
+    multipleOf: 0.01,
+    example: 25,
+  });
 
 const EventCapacitySchema = wholeNumber(
   1,
@@ -90,7 +95,8 @@ export const UpdateSpecialEventRequestSchema = z
   })
   .openapi("UpdateSpecialEventRequest", {
     description:
-      "Request payload for updating an existing special event. Only included fields are updated in the event.",
+      "Request payload for updating an existing special event. Only included fields are updated in the event; at least one is needed.",
+    minProperties: 1,
   });
 export type UpdateSpecialEventRequest = z.infer<typeof UpdateSpecialEventRequestSchema>;
 
@@ -128,7 +134,7 @@ export const ListSpecialEventsQuerySchema = z
       param: {
         name: "endDate",
         in: "query",
-        description: "Last day of the window (default: 7 days after `startDate`).",
+        description: "Last day of the window, not before `startDate` (default: 7 days after `startDate`).",
       },
     }),
   })

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { schemaBehindProblem } from "../http/errors";
 import { createRouter, jsonContent, publicProblemResponses } from "../http/openapi";
-import { ProblemError } from "../http/problem";
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { invalidMoneySettings, settingsOf } from "../settings";
+import { signingKeysProblem } from "../tickets/image";
 import { D1_RETRY_AFTER_SECONDS } from "../platform/d1-errors";
 import { log } from "../platform/log";
 import { EXPECTED_MIGRATIONS, pendingMigrations } from "../platform/migrations";
@@ -19,6 +21,16 @@ const SchemaCheckSchema = z
   })
   .openapi("HealthSchemaCheck");
 
+const ConfigurationCheckSchema = z
+  .object({
+    status: z.enum(["ok", "incomplete"]),
+    problems: z.array(z.string()).openapi({
+      description: "What is missing or malformed, naming the setting or secret (never its value): tickets are not sold until it is set.",
+      example: ["TICKET_SIGNING_KEY is not set: ticket QR codes cannot be signed."],
+    }),
+  })
+  .openapi("HealthConfigurationCheck");
+
 // One member per check under `checks`, so that a new check adds a member
 // without changing the others.
 const HealthSchema = z
@@ -27,9 +39,17 @@ const HealthSchema = z
     checks: z.object({
       database: z.object({ status: z.literal("ok") }),
       schema: SchemaCheckSchema,
+      configuration: ConfigurationCheckSchema,
     }),
   })
   .openapi("Health");
+
+/** What the Worker's secrets and money settings lack: a sale needs them all (docs/operations.md). */
+function configurationProblems(env: Parameters<typeof settingsOf>[0]): string[] {
+  const keys = signingKeysProblem(env);
+  const money = invalidMoneySettings(settingsOf(env)).map((name) => `${name} is missing or malformed.`);
+  return keys === null ? money : [keys, ...money];
+}
 
 /**
  * Served at the root (`/healthz`), outside the /v1.1 API, and listed in its
@@ -41,9 +61,10 @@ export const healthRoute = createRoute({
   operationId: "getHealth",
   summary: "Service health",
   description:
-    "Public. Says whether the database answers and has every migration this code needs applied. " +
-    "503 when it does not answer (`Retry-After`), or with `/problems/schema-behind` when migrations are missing " +
-    "(the problem's `checks` member names them, as `checks` of a 200 would).",
+    "Public. Says whether the database answers, has every migration this code needs applied, and whether the " +
+    "signing keys and money settings a sale needs are set. 503 when the database does not answer (`Retry-After`), " +
+    "with `/problems/schema-behind` when migrations are missing, or with `/problems/not-configured` when a secret " +
+    "or setting is (the problem's `checks` member says which, as `checks` of a 200 would).",
   tags: ["Service"],
   security: [],
   servers: [{ url: "/", description: "The service's root, outside /v1.1." }],
@@ -72,10 +93,21 @@ export const healthRouter = createRouter().openapi(healthRoute, async (c) => {
     applied: applied.at(-1) ?? null,
     pending,
   } as const;
-  const checks = { database: { status: "ok" }, schema } as const;
+  const problems = configurationProblems(c.env);
+  const configuration = { status: problems.length === 0 ? "ok" : "incomplete", problems } as const;
+  const checks = { database: { status: "ok" }, schema, configuration } as const;
   if (pending.length > 0) {
     log.error("database schema behind the code", { requestId: c.var.requestId, pending });
     throw new ProblemError(503, { ...schemaBehindProblem(pending, { checks }), headers: { "Cache-Control": "no-store" } });
+  }
+  if (problems.length > 0) {
+    throw new ProblemError(503, {
+      type: PROBLEM_TYPES.notConfigured,
+      title: "Not configured",
+      detail: `Tickets are not sold until this is set: ${problems.join(" ")}`,
+      extensions: { checks },
+      headers: { "Cache-Control": "no-store" },
+    });
   }
   return c.json({ status: "ok", checks } as const, 200);
 });

@@ -47,7 +47,7 @@ const DayLimitsShape = {
   entrySlotMinutes: wholeNumber(
     5,
     240,
-    "Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.",
+    "Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.",
     30,
   ).optional(),
   slotCapacity: wholeNumber(1, MAX_CAPACITY, "Timed entry: the most general tickets for each slot. Comes with `entrySlotMinutes`.", 40).optional(),
@@ -77,13 +77,19 @@ function checkTimedEntry(
   }
 }
 
+const TimeOpenSchema = TimeSchema.openapi({ description: "Opening time, `HH:mm`." });
+const TimeCloseSchema = TimeSchema.openapi({ description: "Closing time, `HH:mm`: after `timeOpen`.", example: "18:00" });
+
+/** Timed entry's two fields come together: JSON Schema's `dependentRequired` says so. */
+const TIMED_ENTRY_TOGETHER = { dependentRequired: { entrySlotMinutes: ["slotCapacity"], slotCapacity: ["entrySlotMinutes"] } };
+
 const OpeningHoursSchema = z
-  .strictObject({ timeOpen: TimeSchema, timeClose: TimeSchema, ...DayLimitsShape })
+  .strictObject({ timeOpen: TimeOpenSchema, timeClose: TimeCloseSchema, ...DayLimitsShape })
   .superRefine((plan, ctx) => {
     if (!opensBeforeClose(plan)) ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
     checkTimedEntry(plan, ctx);
   })
-  .openapi("OpeningHours", { description: "A weekday's hours and its optional limits." });
+  .openapi("OpeningHours", { description: "A weekday's hours and its optional limits.", ...TIMED_ENTRY_TOGETHER });
 
 export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
 
@@ -113,9 +119,12 @@ const ReasonSchema = textField(200, { description: "Why the day differs (shown t
 
 export const PutHoursExceptionRequestSchema = z
   .strictObject({
-    closed: z.boolean({ error: "Must be true or false." }),
-    timeOpen: TimeSchema.optional(),
-    timeClose: TimeSchema.optional(),
+    closed: z.boolean({ error: "Must be true or false." }).openapi({
+      description:
+        "`true`: the museum is closed that day; `timeOpen`, `timeClose` and the limits must be left out. `false`: special hours; `timeOpen` and `timeClose` are required.",
+    }),
+    timeOpen: TimeOpenSchema.optional(),
+    timeClose: TimeCloseSchema.optional(),
     ...DayLimitsShape,
     reason: ReasonSchema.optional(),
   })
@@ -140,6 +149,7 @@ export const PutHoursExceptionRequestSchema = z
   })
   .openapi("PutHoursExceptionRequest", {
     description: "A closure (`closed: true`) or special hours for one date.",
+    ...TIMED_ENTRY_TOGETHER,
     example: { closed: true, reason: "New Year's Day" },
   });
 type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;
@@ -158,7 +168,10 @@ export const HoursExceptionSchema = z
 export const HoursExceptionListSchema = z.array(HoursExceptionSchema).openapi("HoursExceptionList");
 
 export const ExceptionDateParamsSchema = z.object({
-  date: DateSchema.openapi({ param: { name: "date", in: "path" }, example: "2026-12-25" }),
+  date: DateSchema.openapi({
+    param: { name: "date", in: "path", description: "The date the exception is for (`YYYY-MM-DD`)." },
+    example: "2026-12-25",
+  }),
 });
 
 export const ListHoursExceptionsQuerySchema = z.object({
@@ -166,6 +179,6 @@ export const ListHoursExceptionsQuerySchema = z.object({
     param: { name: "startDate", in: "query", description: "First date (default: today, museum time zone)." },
   }),
   endDate: DateSchema.optional().openapi({
-    param: { name: "endDate", in: "query", description: "Last date (default: one year after startDate)." },
+    param: { name: "endDate", in: "query", description: "Last date, not before `startDate` (default: one year after `startDate`)." },
   }),
 });

@@ -10,8 +10,10 @@ import {
   isSingleLineText,
   isWellFormedText,
   MULTI_LINE_MESSAGE,
+  MULTI_LINE_PATTERN,
   NOT_WELL_FORMED_MESSAGE,
   SINGLE_LINE_MESSAGE,
+  SINGLE_LINE_PATTERN,
 } from "../platform/text";
 
 /**
@@ -29,11 +31,11 @@ export const DateSchema = z
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
-/** A time of day, 24-hour `HH:mm`. */
+/** A time of day, 24-hour `HH:mm` (the regex is the document's `pattern`). */
 export const TimeSchema = z
   .string()
   .regex(TIME, { error: "Must be a 24-hour time, HH:mm." })
-  .openapi({ pattern: "^([01]\\d|2[0-3]):?([0-5]\\d)$", example: "09:00" });
+  .openapi({ example: "09:00" });
 
 /** A whole number within [min, max] (a JSON number: no fraction, no string, no null), with the one message that says so. */
 export function wholeNumber(min: number, max: number, description: string, example: number) {
@@ -67,7 +69,7 @@ export const ProblemSchema = z
   .openapi("Problem");
 
 const PROBLEM_DESCRIPTIONS = {
-  400: "Bad request: malformed JSON, or a value that breaks the schema (see `errors`).",
+  400: "Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`).",
   401: "Credentials missing or wrong.",
   403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
@@ -167,6 +169,16 @@ export const CancelTicketsQuerySchema = z.object({
 });
 
 /**
+ * The rules of a text field that its `pattern` and `maxLength` cannot say,
+ * in its description (test/contract/generated-requests.test.ts holds every
+ * refusal of a schema-valid request to what the document states).
+ */
+const INVISIBLE_RULES =
+  "No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.";
+const SINGLE_LINE_RULES = `One line: no control, line-separator or bidirectional-control characters (\`pattern\`). ${INVISIBLE_RULES}`;
+const MULTI_LINE_RULES = `Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (\`pattern\`). ${INVISIBLE_RULES}`;
+
+/**
  * A required text field of 1 to `max` characters, well-formed Unicode, free
  * of control and bidirectional-control characters (a multi-line field may
  * hold line feeds and tabs), not blank (whitespace and invisible characters
@@ -179,7 +191,9 @@ export const CancelTicketsQuerySchema = z.object({
  */
 export function textField(max: number, doc: { description: string; example: string; multiline?: boolean }) {
   const message = `Must be 1 to ${max} characters.`;
-  const [allowed, refusal] = doc.multiline ? [isMultiLineText, MULTI_LINE_MESSAGE] : [isSingleLineText, SINGLE_LINE_MESSAGE];
+  const [allowed, refusal, pattern, rules] = doc.multiline
+    ? [isMultiLineText, MULTI_LINE_MESSAGE, MULTI_LINE_PATTERN, MULTI_LINE_RULES]
+    : [isSingleLineText, SINGLE_LINE_MESSAGE, SINGLE_LINE_PATTERN, SINGLE_LINE_RULES];
   return z
     .string()
     .refine((value) => {
@@ -193,5 +207,5 @@ export function textField(max: number, doc: { description: string; example: stri
       const invisible = firstInvisibleCharacter(value);
       if (invisible) ctx.addIssue({ code: "custom", message: invisibleCharacterMessage(invisible) });
     })
-    .openapi({ description: doc.description, example: doc.example, minLength: 1, maxLength: max });
+    .openapi({ description: `${doc.description} ${rules}`, example: doc.example, minLength: 1, maxLength: max, pattern });
 }

@@ -16,6 +16,8 @@ export const EXPECTED_MIGRATIONS: readonly string[] = [
   "0010_webhook_sweep_by_age.sql",
   "0011_capacity.sql",
   "0012_orders.sql",
+  "0013_box_office_role.sql",
+  "0014_stranding_rule_in_one_place.sql",
 ];
 
 /** What to run, said in every answer about a schema that is behind. */

@@ -32,6 +32,13 @@ export function isMultiLineText(value: string): boolean {
   return !MULTI_LINE_FORBIDDEN.test(value);
 }
 
+/**
+ * The same rules as JSON Schema `pattern`s (ECMA-262, as the OpenAPI
+ * document publishes them): every character outside the forbidden class.
+ */
+export const SINGLE_LINE_PATTERN = `^[^${SINGLE_LINE_FORBIDDEN.source.slice(1, -1)}]*$`;
+export const MULTI_LINE_PATTERN = `^[^${MULTI_LINE_FORBIDDEN.source.slice(1, -1)}]*$`;
+
 export const SINGLE_LINE_MESSAGE = "Must be one line of text: no control or bidirectional-control characters.";
 export const MULTI_LINE_MESSAGE =
   "Must be text: no control, line-separator or bidirectional-control characters except line feeds (\\n) and tabs.";

@@ -11,10 +11,22 @@ const TicketTypeSchema = z
   });
 export type TicketType = z.infer<typeof TicketTypeSchema>;
 
+const EMAIL_MESSAGE = "Must be a valid e-mail address.";
+
+// zod's e-mail rule, as a plain regex so that the document publishes it as
+// the `pattern`: `format: email` alone (kept, as the reference API has it)
+// allows addresses the rule refuses, such as `user@localhost` or a quoted
+// local part.
 export const EmailSchema = z
-  .email({ error: "Must be a valid e-mail address." })
+  .string({ error: EMAIL_MESSAGE })
+  .regex(z.regexes.email, { error: EMAIL_MESSAGE })
   .max(254, { error: "Must be at most 254 characters." })
-  .openapi("Email", { description: "Email address for ticket purchaser.", example: "museum-lover@example.com" });
+  .openapi("Email", {
+    format: "email",
+    description:
+      "Email address for ticket purchaser, at most 254 characters. Besides `format: email`, `pattern` is the rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).",
+    example: "museum-lover@example.com",
+  });
 
 export const PhoneSchema = z
   .string()
@@ -44,10 +56,13 @@ const lineFields = {
     description:
       "Unique identifier for a special event. Required if purchasing tickets for the museum's special events; refused for general tickets.",
   }),
-  ticketDate: DateSchema.openapi({ description: "Date that the ticket is valid for (today or later, museum time zone)." }),
+  ticketDate: DateSchema.openapi({
+    description:
+      "Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).",
+  }),
   entryTime: TimeSchema.optional().openapi({
     description:
-      "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).",
+      "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.",
     example: "10:30",
   }),
 };
@@ -165,7 +180,13 @@ export type Admission = z.infer<typeof AdmissionSchema>;
 export const AdmissionProblemSchema = z
   .object({
     type: z
-      .enum(["/problems/already-admitted", "/problems/ticket-cancelled", "/problems/not-valid-today", "/problems/invalid-ticket-code"])
+      .enum([
+        "/problems/already-admitted",
+        "/problems/ticket-cancelled",
+        "/problems/not-valid-today",
+        "/problems/too-early",
+        "/problems/invalid-ticket-code",
+      ])
       .openapi({ description: "What a gate program switches on." }),
     title: z.string(),
     status: z.number().int(),

@@ -48,7 +48,8 @@ const MAY_IMPORT: Record<string, string[]> = {
     "env.ts", "settings.ts", "platform", "http", "middleware",
     "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
   ],
-  "health": ["env.ts", "platform", "http"],
+  // Health reports whether the signing keys a sale needs are set.
+  "health": ["env.ts", "settings.ts", "platform", "http", "tickets/image/index.ts"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": ["env.ts", "platform", "http", "middleware", "hours", "events", "tickets", "health", "docs", "webhooks"],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.

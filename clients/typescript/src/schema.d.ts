@@ -464,25 +464,25 @@ export interface components {
              */
             eventId: string;
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -596,9 +596,15 @@ export interface components {
         };
         /** @description A weekday's hours and its optional limits. */
         OpeningHours: {
-            /** @example 09:00 */
+            /**
+             * @description Opening time, `HH:mm`.
+             * @example 09:00
+             */
             timeOpen: string;
-            /** @example 09:00 */
+            /**
+             * @description Closing time, `HH:mm`: after `timeOpen`.
+             * @example 18:00
+             */
             timeClose: string;
             /**
              * @description The most general tickets for the day (no limit when left out).
@@ -606,7 +612,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -644,7 +650,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -663,10 +669,17 @@ export interface components {
          *     }
          */
         PutHoursExceptionRequest: {
+            /** @description `true`: the museum is closed that day; `timeOpen`, `timeClose` and the limits must be left out. `false`: special hours; `timeOpen` and `timeClose` are required. */
             closed: boolean;
-            /** @example 09:00 */
+            /**
+             * @description Opening time, `HH:mm`.
+             * @example 09:00
+             */
             timeOpen?: string;
-            /** @example 09:00 */
+            /**
+             * @description Closing time, `HH:mm`: after `timeOpen`.
+             * @example 18:00
+             */
             timeClose?: string;
             /**
              * @description The most general tickets for the day (no limit when left out).
@@ -674,7 +687,7 @@ export interface components {
              */
             capacity?: number;
             /**
-             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`. Comes with `slotCapacity`.
+             * @description Timed entry: slots start at `timeOpen` and every `entrySlotMinutes` after it, each ending by `timeClose`; at least one slot must fit. Comes with `slotCapacity`.
              * @example 30
              */
             entrySlotMinutes?: number;
@@ -684,7 +697,7 @@ export interface components {
              */
             slotCapacity?: number;
             /**
-             * @description Why the day differs (shown to staff).
+             * @description Why the day differs (shown to staff). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example New Year's Day
              */
             reason?: string;
@@ -698,25 +711,25 @@ export interface components {
              */
             eventId: string;
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -729,25 +742,25 @@ export interface components {
         /** @description Request payload for creating new special events at the museum. */
         CreateSpecialEventRequest: {
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price: number;
@@ -759,28 +772,28 @@ export interface components {
         };
         /** @description List of upcoming special events. */
         ListSpecialEventsResponse: components["schemas"]["SpecialEventResponse"][];
-        /** @description Request payload for updating an existing special event. Only included fields are updated in the event. */
+        /** @description Request payload for updating an existing special event. Only included fields are updated in the event; at least one is needed. */
         UpdateSpecialEventRequest: {
             /**
-             * @description Name of the special event.
+             * @description Name of the special event. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Pirate Coding Workshop
              */
             name?: string;
             /**
-             * @description Location where the special event is held.
+             * @description Location where the special event is held. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Computer Room
              */
             location?: string;
             /**
-             * @description Description of the special event (line feeds and tabs allowed).
+             * @description Description of the special event. Line feeds and tabs allowed; no other control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription?: string;
-            /** @description List of planned dates for the special event. */
+            /** @description List of planned dates for the special event, each once. */
             dates?: string[];
             /**
              * Format: float
-             * @description Price of a ticket for the special event.
+             * @description Price of a ticket for the special event, at most two decimals.
              * @example 25
              */
             price?: number;
@@ -848,12 +861,12 @@ export interface components {
             eventId?: string;
             /**
              * Format: date
-             * @description Date that the ticket is valid for (today or later, museum time zone).
+             * @description Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).
              * @example 2023-10-29
              */
             ticketDate: string;
             /**
-             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.
              * @example 10:30
              */
             entryTime?: string;
@@ -862,7 +875,7 @@ export interface components {
         };
         /**
          * Format: email
-         * @description Email address for ticket purchaser.
+         * @description Email address for ticket purchaser, at most 254 characters. Besides `format: email`, `pattern` is the rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
          * @example museum-lover@example.com
          */
         Email: string;
@@ -1026,7 +1039,7 @@ export interface components {
              * @description What a gate program switches on.
              * @enum {string}
              */
-            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/invalid-ticket-code";
+            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/invalid-ticket-code";
             title: string;
             status: number;
             detail: string;
@@ -1073,7 +1086,7 @@ export interface components {
         /** @description A box-office cancellation; send `{}` when there is no reason to record. */
         CancellationRequest: {
             /**
-             * @description Why the ticket is given back (kept in the ticket's status).
+             * @description Why the ticket is given back (kept in the ticket's status). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Visitor ill
              */
             reason?: string;
@@ -1193,12 +1206,12 @@ export interface components {
             eventId?: string;
             /**
              * Format: date
-             * @description Date that the ticket is valid for (today or later, museum time zone).
+             * @description Date that the ticket is valid for: today or later (museum time zone) and at most 365 days ahead; for an event ticket, one of the event's dates; for a general ticket, a day the museum is open (today: before it closes).
              * @example 2023-10-29
              */
             ticketDate: string;
             /**
-             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there, refused on other days and for event tickets (see `GET /availability`).
+             * @description Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.
              * @example 10:30
              */
             entryTime?: string;
@@ -1244,7 +1257,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1268,7 +1281,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1290,7 +1303,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description What the subscription is for (one line).
+             * @description What the subscription is for (one line). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example Digital signage in the lobby
              */
             description?: string;
@@ -1418,7 +1431,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetMuseumHoursResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1573,7 +1586,7 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1661,7 +1674,7 @@ export interface operations {
             query?: {
                 /** @description First date (default: today, museum time zone). */
                 startDate?: string;
-                /** @description Last date (default: one year after startDate). */
+                /** @description Last date, not before `startDate` (default: one year after `startDate`). */
                 endDate?: string;
             };
             header?: never;
@@ -1679,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursExceptionList"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1743,6 +1756,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The date the exception is for (`YYYY-MM-DD`). */
                 date: string;
             };
             cookie?: never;
@@ -1771,7 +1785,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursException"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1859,6 +1873,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The date the exception is for (`YYYY-MM-DD`). */
                 date: string;
             };
             cookie?: never;
@@ -1872,7 +1887,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1951,7 +1966,7 @@ export interface operations {
             query?: {
                 /** @description First day of the window (default: today in the museum's time zone). */
                 startDate?: string;
-                /** @description Last day of the window (default: 7 days after `startDate`). */
+                /** @description Last day of the window, not before `startDate` (default: 7 days after `startDate`). */
                 endDate?: string;
                 /** @description Page number to retrieve (1 or more). */
                 page?: number;
@@ -1975,7 +1990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSpecialEventsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2064,7 +2079,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,7 +2183,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2252,7 +2267,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2345,7 +2360,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2466,7 +2481,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyMuseumTicketsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,7 +2603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2691,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2762,7 +2777,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2854,7 +2869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Admission"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2976,7 +2991,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3098,7 +3113,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceSummary"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3305,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3400,7 +3415,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3590,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3694,7 +3709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3778,7 +3793,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3864,7 +3879,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: malformed JSON, or a value that breaks the schema (see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -37,6 +37,8 @@ export async function admit(code: string): Promise<string> {
       return `already used at ${refusal.admittedAt ?? "?"} by ${refusal.gate ?? "?"}`;
     case "/problems/not-valid-today":
       return `valid on ${refusal.ticketDate ?? "?"}`;
+    case "/problems/too-early":
+      return `entry from ${refusal.entryTime ?? "?"}`;
     case "/problems/ticket-cancelled":
     case "/problems/invalid-ticket-code":
       return refusal.detail;

@@ -1,0 +1,42 @@
+// Every problem type the service can answer is documented twice: in the
+// README's error table (for people) and in the served OpenAPI document (for
+// clients that switch on `type`). Sources are read through Vite
+// (`import.meta.glob` with `?raw`), since workerd has no file system.
+import { describe, expect, it } from "vitest";
+import { PROBLEM_TYPES } from "../../src/http/problem";
+import { api } from "../support/helpers";
+
+const README = Object.values(import.meta.glob<string>("../../README.md", { query: "?raw", import: "default", eager: true }))[0]!;
+const SOURCES = import.meta.glob<string>("../../src/**/*.ts", { query: "?raw", import: "default", eager: true });
+
+/** The rows of the README's "## Errors" table. */
+function errorTable(): string {
+  const section = README.split(/^## /m).find((part) => part.startsWith("Errors\n"));
+  if (!section) throw new Error("README.md has no ## Errors section");
+  return section
+    .split("\n")
+    .filter((line) => /^\| \d{3} \|/.test(line))
+    .join("\n");
+}
+
+const TYPES = Object.values(PROBLEM_TYPES);
+
+describe("problem types", () => {
+  it("the README's error table has rows to check", () => {
+    expect(errorTable().split("\n").length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(TYPES)("%s is in the README's error table", (type) => {
+    expect(errorTable()).toContain(`\`${type}\``);
+  });
+
+  it("every one is in the served OpenAPI document", async () => {
+    const document = await (await api("/v1.1/openapi.json", { as: null })).text();
+    expect(TYPES.filter((type) => !document.includes(type))).toEqual([]);
+  });
+
+  it("the service answers no problem type outside PROBLEM_TYPES", () => {
+    const named = new Set(Object.values(SOURCES).flatMap((source) => source.match(/\/problems\/[a-z-]+/g) ?? []));
+    expect([...named].filter((type) => !(TYPES as string[]).includes(type))).toEqual([]);
+  });
+});
