@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/tickets/image/font-metrics.ts: the advance widths of Inter
+// Regenerates src/ticket-image/font-metrics.ts: the advance widths of Inter
 // Regular and Bold for the characters a ticket card can show, read straight
 // from the bundled TTFs (tables head, hhea, hmtx, cmap). The card builder uses
 // them to wrap and ellipsise text without overflowing; resvg-wasm does the
@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { exitOnHelp } from "../tools/lib/cli.mjs";
 
 exitOnHelp(`usage: node scripts/extract-font-metrics.mjs
-Regenerates src/tickets/image/font-metrics.ts from the bundled Inter TTFs.`);
+Regenerates src/ticket-image/font-metrics.ts from the bundled Inter TTFs.`);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const FONTS = {
@@ -116,5 +116,5 @@ export const ADVANCES_BOLD: readonly number[] = ${table(bold)};
 export const MAX_ADVANCE_REGULAR = ${regular.max};
 export const MAX_ADVANCE_BOLD = ${bold.max};
 `;
-writeFileSync(`${root}/src/tickets/image/font-metrics.ts`, out);
+writeFileSync(`${root}/src/ticket-image/font-metrics.ts`, out);
 console.log(`family ${regular.family}, ${regular.unitsPerEm} upem, ${codePoints.length} code points, max ${regular.max}/${bold.max}`);

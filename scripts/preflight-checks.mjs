@@ -10,7 +10,7 @@ import { tempDir } from "../tools/lib/process-end.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 
 /**
- * Secrets the Worker cannot run without (src/tickets/image, src/webhooks/signing.ts).
+ * Secrets the Worker cannot run without (src/ticket-image, src/webhooks/signing.ts).
  * test/tools/preflight.test.mjs proves this list against what src/ reads.
  */
 export const REQUIRED_SECRETS = ["TICKET_SIGNING_KEY", "WEBHOOK_SECRET_KEY"];

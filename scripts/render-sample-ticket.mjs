@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Renders the sample ticket cards in docs/ with the Worker's own code
-// (src/tickets/image), bundled by esbuild for Node: the wasm and TTF imports become
+// (src/ticket-image), bundled by esbuild for Node: the wasm and TTF imports become
 // byte arrays, resvg-wasm runs under Node. Run it after changing the card layout.
 //
 //   node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
@@ -26,7 +26,7 @@ const bundle = join(tmp, "qr.mjs");
 try {
   await build({
     stdin: {
-      contents: `export * from "./src/tickets/image/index.ts"; export { buildTicketQr } from "./src/tickets/image/card.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
       resolveDir: root,
       loader: "ts",
     },

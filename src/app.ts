@@ -17,7 +17,10 @@ import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
 import { loginThrottle } from "./middleware/login-throttle";
 import { securityHeaders } from "./middleware/security-headers";
-import { ordersRouter } from "./tickets/orders";
+import { admissionRouter } from "./admission";
+import { boxOfficeRouter } from "./box-office";
+import { ordersRouter, ticketSalesRouter } from "./sales";
+import { ticketImageRouter } from "./ticket-image";
 import { ticketsRouter } from "./tickets";
 import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
@@ -65,7 +68,11 @@ function createApi() {
   );
   api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
+  api.route("/", ticketSalesRouter);
+  api.route("/", ticketImageRouter);
   api.route("/", ticketsRouter);
+  api.route("/", admissionRouter);
+  api.route("/", boxOfficeRouter);
   api.route("/", ordersRouter);
   api.route("/", webhooksRouter);
   return api;

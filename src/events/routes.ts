@@ -1,14 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
 import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, changeConflictResponse, jsonContent, problemResponses } from "../http/openapi";
-import {
-  CreateSpecialEventRequestSchema,
-  EventIdParamsSchema,
-  ListSpecialEventsQuerySchema,
-  ListSpecialEventsResponseSchema,
-  SpecialEventResponseSchema,
-  UpdateSpecialEventRequestSchema,
-} from "./schemas";
+import { CreateSpecialEventRequestSchema, EventIdParamsSchema, ListSpecialEventsQuerySchema, ListSpecialEventsResponseSchema, SpecialEventResponseSchema, UpdateSpecialEventRequestSchema } from "./schemas";
 
 const tags = ["Events"];
 const adminOnly = allowRoles("admin");

@@ -3,7 +3,7 @@ import { schemaBehindProblem } from "../http/errors";
 import { createRouter, jsonContent, publicProblemResponses } from "../http/openapi";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { invalidMoneySettings, settingsOf } from "../settings";
-import { signingKeysProblem } from "../tickets/image";
+import { signingKeysProblem } from "../ticket-image";
 import { D1_RETRY_AFTER_SECONDS } from "../platform/d1-errors";
 import { log } from "../platform/log";
 import { EXPECTED_MIGRATIONS, pendingMigrations } from "../platform/migrations";

@@ -1,16 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { allowRoles } from "../middleware/require-role";
 import { BASIC_AUTH, CancelTicketsQuerySchema, jsonRequestBody, changeConflictResponse, jsonContent, problemResponses } from "../http/openapi";
-import {
-  ExceptionDateParamsSchema,
-  GetMuseumHoursQuerySchema,
-  GetMuseumHoursResponseSchema,
-  HoursExceptionListSchema,
-  HoursExceptionSchema,
-  ListHoursExceptionsQuerySchema,
-  PutHoursExceptionRequestSchema,
-  WeeklyScheduleSchema,
-} from "./schemas";
+import { ExceptionDateParamsSchema, GetMuseumHoursQuerySchema, GetMuseumHoursResponseSchema, HoursExceptionListSchema, HoursExceptionSchema, ListHoursExceptionsQuerySchema, PutHoursExceptionRequestSchema, WeeklyScheduleSchema } from "./schemas";
 
 const adminOnly = allowRoles("admin");
 const staff = allowRoles("admin", "sales", "box-office");

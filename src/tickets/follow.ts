@@ -3,7 +3,7 @@
 import sql from "sql-template-tag";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { type Batch, type Db, runStep } from "../platform/batch";
-import { forgetTicketLookups } from "./lookup";
+import { forgetTicketLookups } from "../ticket-image";
 import {
   anyTicket,
   cancelTickets,

@@ -1,14 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
-import {
-  CreatedWebhookSchema,
-  CreateWebhookRequestSchema,
-  WebhookDeliveryListSchema,
-  WebhookIdParamsSchema,
-  WebhookListSchema,
-  WebhookSchema,
-} from "./schemas";
+import { CreatedWebhookSchema, CreateWebhookRequestSchema, WebhookDeliveryListSchema, WebhookIdParamsSchema, WebhookListSchema, WebhookSchema } from "./schemas";
 
 const WEBHOOKS_TAG = "Webhooks";
 const tags = [WEBHOOKS_TAG];

@@ -17,7 +17,7 @@ const OWNER: Record<string, string> = {
   tickets: "tickets/statements.ts",
   admissions: "tickets/statements.ts",
   ticket_places: "tickets/statements.ts",
-  orders: "tickets/orders/statements.ts",
+  orders: "sales/statements.ts",
   batch_guards: "platform/batch.ts",
   idempotency_keys: "idempotency/statements.ts",
   webhook_subscriptions: "webhooks/statements.ts",

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { clearD1Faults, injectD1Faults } from "../support/d1-faults";
 import { log } from "../../src/platform/log";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
+import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { ACCOUNTS, api, basic, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 
 type Line = Record<string, unknown>;

@@ -12,7 +12,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
+import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";

@@ -2,7 +2,7 @@
 // "After the sale: ticket lifecycle", "Tickets"), through the real Worker and D1.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
+import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 import { buy, createEvent, type PurchaseResponse } from "./fixtures";

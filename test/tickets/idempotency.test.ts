@@ -5,7 +5,7 @@ import worker from "../../src/index";
 import { ProblemError } from "../../src/http/problem";
 import { claimIdempotencyKey, purgeExpiredIdempotencyKeys } from "../../src/idempotency/keys";
 import type { Db } from "../../src/platform/batch";
-import { sell } from "../../src/tickets/sale/sell";
+import { sell } from "../../src/sales/sell";
 import { sha256Hex } from "../../src/platform/crypto";
 import { dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
 import { useClock } from "../support/clock";

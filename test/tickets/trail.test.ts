@@ -4,7 +4,7 @@
 // tickets keep their state. Through the real Worker and D1.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/tickets/image";
+import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { api, plusDays, todayInZone } from "../support/helpers";
 import { buy, createEvent, type PurchaseResponse, type TicketStatusJson } from "./fixtures";

@@ -1,0 +1,130 @@
+// Admission at the gate (docs/admission.md): the signed code first, then one batch.
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
+import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
+import { Batch, type Db, runStep } from "../platform/batch";
+import type { IsoDate } from "../platform/dates";
+import { minutesOf, timeOf } from "../hours/calendar";
+import { type SigningKeys, verifyTicketToken } from "../ticket-image";
+import type { Admission } from "./schemas";
+import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
+import { type AdmissionRow, admissionMade, recordAdmission, selectAdmission } from "../tickets/statements";
+import { ticketFacts } from "../tickets/status";
+
+export type AdmissionContext = {
+  keys: SigningKeys;
+  /** Today in the museum's time zone. */
+  today: IsoDate;
+  /** The museum's time now (`HH:mm`). */
+  time: string;
+  /** How long before its entry time a timed ticket is admitted (ADMISSION_EARLY_MINUTES). */
+  earlyMinutes: number;
+  /** The admitting account's name. */
+  gate: string;
+  now: Date;
+  /** Makes the admission safe to retry (scoped to `gate`). */
+  idempotencyKey?: string;
+};
+
+/** One answer for every code that is not genuine, so a forger learns nothing about which check failed. */
+function invalidTicketCode(): ProblemError {
+  return new ProblemError(422, {
+    type: PROBLEM_TYPES.invalidTicketCode,
+    title: "Invalid ticket code",
+    detail: "This code is not a genuine ticket of this museum.",
+  });
+}
+
+/** The 201 answer of an admission on record. */
+function admissionOf(row: AdmissionRow): Admission {
+  return { admissionId: row.admission_id!, ...ticketFacts(row), admittedAt: row.admitted_at!, gate: row.gate! };
+}
+
+/**
+ * Admits the ticket a scanned code names. A code whose signature does not
+ * verify is refused before any database access. Otherwise one batch (one
+ * round trip) admits the ticket if it is valid and for today, and reports
+ * the ticket as it then stands, which decides the answer:
+ * admitted now (this request's admission is on record), already admitted,
+ * cancelled (whatever its date), or not for today.
+ */
+async function admitOnce(db: Db, code: string, context: AdmissionContext, claim: IdempotencyClaimHeld | undefined): Promise<Admission> {
+  const token = await verifyTicketToken(code, context.keys);
+  if (!token) throw invalidTicketCode();
+
+  const admissionId = crypto.randomUUID();
+  const batch = new Batch(db);
+  const [insertAdmission, markAdmitted, readBack] = recordAdmission(
+    db,
+    {
+      admissionId,
+      ticketId: token.ticketId,
+      today: context.today,
+      latestEntryTime: timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1)),
+      gate: context.gate,
+      admittedAt: context.now.toISOString(),
+    },
+    claim && claimHeld(claim),
+  );
+  batch.add(insertAdmission);
+  batch.add(markAdmitted);
+  const held =
+    claim &&
+    addKeyCompletion(batch, claim, {
+      resourceId: admissionId,
+      body: JSON.stringify({ admissionId }),
+      written: admissionMade(admissionId),
+    });
+  const outcome = batch.add(readBack);
+  await batch.run();
+  const row = outcome.value;
+  // A genuine code for a ticket this database does not hold (it was signed
+  // by another deployment sharing the key, or the data was reset) is not a
+  // ticket of this museum either.
+  if (!row) throw invalidTicketCode();
+  if (held && !held.value) throw keyStillInProgress();
+
+  if (row.admission_id !== null && row.admission_id !== admissionId) {
+    throw alreadyAdmitted(row.ticket_id, row.admitted_at!, row.gate!);
+  }
+  if (row.cancelled_at !== null) throw ticketCancelled(row.ticket_id, row.cancelled_at);
+  if (row.admission_id === null && row.ticket_date === context.today && row.entry_time !== null) {
+    throw new ProblemError(422, {
+      type: PROBLEM_TYPES.tooEarly,
+      title: "Too early",
+      detail: `This ticket's entry time is ${row.entry_time}; it is admitted from ${context.earlyMinutes} minutes before.`,
+      extensions: { ticketId: row.ticket_id, entryTime: row.entry_time },
+    });
+  }
+  if (row.admission_id === null) {
+    throw new ProblemError(422, {
+      type: PROBLEM_TYPES.notValidToday,
+      title: "Not valid today",
+      detail: `This ticket is for ${row.ticket_date}, not today (${context.today}).`,
+      extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
+    });
+  }
+  return admissionOf(row);
+}
+
+/**
+ * Admits a scanned ticket under the gate's Idempotency-Key (if any): a gate
+ * whose 201 was lost sends the scan again with the same key and gets that
+ * 201 again (`replayed`), not 409 already-admitted for its own admission.
+ */
+export async function admit(db: Db, code: string, context: AdmissionContext): Promise<{ admission: Admission; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<{ admissionId: string }, Admission>({
+    db,
+    scope: { accountName: context.gate, operation: "admitTicket", key: context.idempotencyKey },
+    request: { code },
+    run: (claim) => admitOnce(db, code, context, claim),
+    replay: async ({ admissionId }) => {
+      const row = await runStep(selectAdmission(db, admissionId));
+      // The admission's row is never deleted: its key's answer is always there.
+      if (!row) throw new Error(`Admission ${admissionId} of a stored key is missing`);
+      return admissionOf(row);
+    },
+    now: context.now,
+  });
+  return { admission: result, replayed };
+}

@@ -1,0 +1,30 @@
+import type { AppRouteHandler } from "../http/types";
+import { museumNowIn, todayIn } from "../platform/dates";
+import { settingsOf } from "../settings";
+import { signingKeysOf } from "../ticket-image";
+import { admit } from "./admit";
+import { attendanceOn } from "./attendance";
+import type * as routes from "./routes";
+
+export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
+  const now = new Date();
+  const { today, time } = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE, now);
+  const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
+    keys: signingKeysOf(c.env),
+    today,
+    time,
+    earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
+    gate: c.var.principal.name,
+    now,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(admission, 201);
+};
+
+export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {
+  const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await attendanceOn(c.var.db, date), 200);
+};

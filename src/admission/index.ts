@@ -1,0 +1,7 @@
+import { createRouter } from "../http/openapi";
+import * as handlers from "./handlers";
+import * as routes from "./routes";
+
+export const admissionRouter = createRouter()
+  .openapi(routes.admitTicket, handlers.admitTicket)
+  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary);

@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+import { EventIdSchema } from "../events/schemas";
+import { eventName } from "../events/statements";
+import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
+import { EventIdOfTicket, EventNameOfTicket, TicketIdSchema, TicketTypeSchema, Timestamp } from "../tickets/schemas";
+
+export const AdmissionRequestSchema = z
+  .strictObject({
+    code: z
+      .string({ error: "Must be the text read from the ticket's QR code." })
+      .min(1, { error: "Must be 1 to 512 characters." })
+      .max(512, { error: "Must be 1 to 512 characters." })
+      .openapi({ description: "The text read from the ticket's QR code, as scanned.", example: "MT1.K1.E20261201.UJ5BLDTEOEJ3TDDGHK3VNBKN6I.2ZQ7XQ5YHJY5F3NWX5JVNO2ZQA" }),
+  })
+  .openapi("AdmissionRequest", { description: "A scanned ticket code." });
+
+export const AdmissionSchema = z
+  .object({
+    admissionId: UuidSchema.openapi({ description: "Identifier of this admission." }),
+    ticketId: TicketIdSchema,
+    ticketType: TicketTypeSchema,
+    ticketDate: DateSchema,
+    eventId: EventIdOfTicket,
+    eventName: EventNameOfTicket,
+    admittedAt: Timestamp.openapi({ description: "When the ticket was admitted (RFC 3339, UTC)." }),
+    gate: z.string().openapi({ description: "The admitting account's name.", example: "gate-north-1" }),
+  })
+  .openapi("Admission", { description: "A ticket admitted at a gate." });
+export type Admission = z.infer<typeof AdmissionSchema>;
+
+export const AdmissionProblemSchema = z
+  .object({
+    type: z
+      .enum([
+        "/problems/already-admitted",
+        "/problems/ticket-cancelled",
+        "/problems/not-valid-today",
+        "/problems/too-early",
+        "/problems/invalid-ticket-code",
+      ])
+      .openapi({ description: "What a gate program switches on." }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    requestId: z.string().optional(),
+    ticketId: TicketIdSchema.optional().openapi({ description: "The ticket (not for invalid-ticket-code)." }),
+    admittedAt: Timestamp.optional().openapi({ description: "already-admitted: when it was first admitted." }),
+    gate: z.string().optional().openapi({ description: "already-admitted: who admitted it." }),
+    cancelledAt: Timestamp.optional().openapi({ description: "ticket-cancelled: when it was cancelled." }),
+    ticketDate: DateSchema.optional().openapi({ description: "not-valid-today: the day the ticket is for." }),
+    entryTime: TimeSchema.optional().openapi({ description: "too-early: the ticket's entry time." }),
+  })
+  .openapi("AdmissionProblem", { description: "A refused admission (RFC 9457 problem details)." });
+
+const AttendanceCountsShape = {
+  sold: z.number().int().openapi({ description: "Tickets sold for the date, cancelled ones included." }),
+  admitted: z.number().int(),
+  cancelled: z.number().int(),
+};
+
+export const AttendanceSummarySchema = z
+  .object({
+    date: DateSchema,
+    general: z.object(AttendanceCountsShape),
+    events: z.array(z.object({ eventId: EventIdSchema, name: z.string(), ...AttendanceCountsShape })),
+  })
+  .openapi("AttendanceSummary", { description: "Tickets sold, admitted and cancelled for one date." });
+export type AttendanceSummary = z.infer<typeof AttendanceSummarySchema>;
+
+export const AttendanceQuerySchema = z.object({
+  date: DateSchema.optional().openapi({
+    param: { name: "date", in: "query", description: "The day counted (default: today, museum time zone)." },
+  }),
+});

@@ -1,0 +1,45 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { AppRouteHandler } from "../http/types";
+import { museumNowIn } from "../platform/dates";
+import { currencyOf } from "../tickets/currency";
+import { settingsOf } from "../settings";
+import { type CancellationContext, cancelOrderAtBoxOffice, cancelTicketAtBoxOffice } from "./cancellation";
+import type * as routes from "./routes";
+
+/** Who cancels, when and why, as a box-office cancellation request (`POST …/cancellation`) says. */
+function cancellationContextOf(
+  c: Context<AppEnv>,
+  request: { reason: string | undefined; idempotencyKey: string | undefined },
+): CancellationContext {
+  const settings = settingsOf(c.env);
+  return {
+    principal: c.var.principal,
+    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
+    reason: request.reason,
+    currency: currencyOf(c.env),
+    idempotencyKey: request.idempotencyKey,
+  };
+}
+
+export const cancelTicket: AppRouteHandler<typeof routes.cancelTicket> = async (c) => {
+  const context = cancellationContextOf(c, {
+    reason: c.req.valid("json").reason,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  const { cancellation, replayed } = await cancelTicketAtBoxOffice(c.var.db, c.req.valid("param").ticketId, context);
+  c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(cancellation, 200);
+};
+
+export const cancelOrder: AppRouteHandler<typeof routes.cancelOrder> = async (c) => {
+  const context = cancellationContextOf(c, {
+    reason: c.req.valid("json").reason,
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  const { cancellation, replayed } = await cancelOrderAtBoxOffice(c.var.db, c.req.valid("param").orderId, context);
+  c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(cancellation, 200);
+};

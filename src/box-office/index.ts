@@ -1,0 +1,7 @@
+import { createRouter } from "../http/openapi";
+import * as handlers from "./handlers";
+import * as routes from "./routes";
+
+export const boxOfficeRouter = createRouter()
+  .openapi(routes.cancelTicket, handlers.cancelTicket)
+  .openapi(routes.cancelOrder, handlers.cancelOrder);

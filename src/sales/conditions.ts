@@ -1,0 +1,90 @@
+// The conditions a ticket line must meet to be sold, each named once. The
+// sale's insert requires them all, in its own statement (nothing can slip
+// between a check and the write); a refused sale is explained by evaluating
+// the same conditions one by one (refusal.ts).
+import sql, { join, raw, type Sql } from "sql-template-tag";
+import { activeEventOn } from "../events/statements";
+import { dayPlanOn, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
+import { type Db, read, type Step, step } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
+import type { TicketLine } from "../tickets/schemas";
+import { placesTaken, type TicketColumns } from "../tickets/statements";
+
+/** The names of the sale's conditions, in the order a refusal is explained. */
+export const CONDITIONS = {
+  general: ["day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room"],
+  event: ["event-on-date", "event-room"],
+} as const;
+export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number];
+
+/**
+ * Places that lines before this one in the same request take in each scope
+ * and that the database has not counted yet: none when the lines are written
+ * (each insert sees the ones before it), all of them when a refusal is explained.
+ */
+export type PlacesAhead = { day: number; slot: number; event: number };
+
+export const NONE_AHEAD: PlacesAhead = { day: 0, slot: 0, event: 0 };
+
+/** A line's conditions: the row they are judged on (`from`) and each condition by name. */
+export type LineConditions = { from: Sql; holds: Partial<Record<ConditionName, Sql>> };
+
+const PLAN = raw("d.plan");
+
+/** True while tickets for `date` ending at `end` (SQL `HH:mm`) are still sold at `now`: a later day, or today before `end`. */
+function onSaleUntil(date: Sql, end: Sql, now: MuseumNow): Sql {
+  return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${end}))`;
+}
+
+/**
+ * True while a ticket (its columns) could still be sold at `now`: an event
+ * ticket all day, a general one until its day's closing, a timed one until
+ * its slot ends. A box-office cancellation is possible exactly as long.
+ */
+export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
+  const end = salesEndOf(dayPlanOn(ticket.ticketDate), ticket.entryTime);
+  return sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN ${ticket.ticketDate} >= ${now.today}
+                   ELSE ${onSaleUntil(ticket.ticketDate, end, now)} END)`;
+}
+
+/** Room under a limit (`limit` SQL, NULL: none) for one more place after `taken` and `ahead`. */
+const roomFor = (limit: Sql, taken: Sql, ahead: number) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
+
+/** The conditions of selling `line` at `now`. */
+export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhead): LineConditions {
+  const date = sql`${line.ticketDate}`;
+  if (line.ticketType === "event") {
+    const event = activeEventOn(line.eventId, line.ticketDate);
+    const taken = placesTaken(date, "event", sql`${line.eventId}`);
+    return {
+      from: sql`(SELECT 1)`,
+      holds: {
+        "event-on-date": sql`EXISTS (${event})`,
+        "event-room": sql`coalesce((SELECT ${roomFor(raw("ev.capacity"), taken, ahead.event)} FROM (${event}) ev), 0)`,
+      },
+    };
+  }
+  const entry = sql`${line.entryTime ?? null}`;
+  return {
+    from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
+    holds: {
+      "day-on-sale": sql`(${PLAN} IS NOT NULL AND ${onSaleUntil(date, planField(PLAN, "timeClose"), now)})`,
+      "entry-time-fits-day": sql`((${planField(PLAN, "entrySlotMinutes")} IS NULL) = (${entry} IS NULL))`,
+      "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
+      "slot-on-sale": sql`(${entry} IS NULL OR ${onSaleUntil(date, slotEndOf(PLAN, entry), now)})`,
+      "day-room": roomFor(planField(PLAN, "capacity"), placesTaken(date, "day", sql`''`), ahead.day),
+      "slot-room": roomFor(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry), ahead.slot),
+    },
+  };
+}
+
+/** Every condition of a line together: what its insert requires. */
+export function allOf(conditions: LineConditions): Sql {
+  return join(Object.values(conditions.holds) as Sql[], " AND ");
+}
+
+/** Reads, one by one, whether each of a line's conditions holds now (1 or 0, by name). */
+export function selectConditions(db: Db, conditions: LineConditions): Step<Record<string, number>> {
+  const columns = Object.entries(conditions.holds).map(([name, holds]) => sql`coalesce(${holds}, 0) AS ${raw(`"${name}"`)}`);
+  return step(db, sql`SELECT ${join(columns)} FROM ${conditions.from}`, (result) => read.first<Record<string, number>>()(result)!);
+}

@@ -1,0 +1,27 @@
+// What a sale's handler knows beyond the request body, read from the Worker's
+// settings and secrets. A sale needs its signing keys and its prices: when
+// either is missing or malformed the request is refused (503) before anything
+// is written, rather than selling a ticket that has no code or a default price.
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { notConfigured } from "../http/problem";
+import { museumNowIn } from "../platform/dates";
+import { settingsOf } from "../settings";
+import { signingKeysOf } from "../ticket-image";
+import { currencyOf } from "../tickets/currency";
+import type { SaleContext } from "./sell";
+
+/** A sale's context for the request `c` under `idempotency`, and the currency of its answer. */
+export function saleContextOf(c: Context<AppEnv>, idempotency: SaleContext["idempotency"]): SaleContext & { currency: string } {
+  signingKeysOf(c.env);
+  const settings = settingsOf(c.env);
+  const generalPriceCents = settings.GENERAL_TICKET_PRICE_CENTS;
+  if (generalPriceCents === null) throw notConfigured("Tickets cannot be sold right now.");
+  return {
+    soldBy: c.var.principal.name,
+    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
+    generalPriceCents,
+    currency: currencyOf(c.env),
+    idempotency,
+  };
+}

@@ -1,0 +1,154 @@
+// Why a sale's write was refused: read after the refusal (one more round
+// trip, only then). Each line's conditions (conditions.ts) are evaluated one
+// by one; the first that fails becomes the line's problem, with the figures
+// of its day (what is left, slots to offer) read in the same batch.
+import { eventNotFound } from "../events/problems";
+import { slotStarts } from "../hours/calendar";
+import { validationProblem } from "../http/errors";
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/statements";
+import { Batch, type Db } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
+import type { TicketLine } from "../tickets/schemas";
+import { addDayStateReads, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
+import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
+
+/**
+ * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
+ * @internal (for tests)
+ */
+export function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.soldOut,
+    title: "Sold out",
+    detail:
+      available === 0
+        ? "No places are left for this purchase; nothing was sold."
+        : `Only ${available} place${available === 1 ? " is" : "s are"} left for this purchase; nothing was sold.`,
+    extensions: { available, ...(availableEntryTimes ? { availableEntryTimes } : {}) },
+  });
+}
+
+const fieldProblem = (path: string, message: string) => validationProblem([{ path, message }]);
+
+/**
+ * The places each line of a request takes ahead of itself in each scope:
+ * lines for the same day, slot or event date count together, in the order
+ * of the lines.
+ */
+function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
+  const counted = new Map<string, number>();
+  const before = (scope: string) => {
+    const n = counted.get(scope) ?? 0;
+    counted.set(scope, n + 1);
+    return n;
+  };
+  return lines.map((line) => {
+    const date = line.ticketDate;
+    if (line.ticketType === "event") return { day: 0, slot: 0, event: before(`${date} event ${line.eventId}`) };
+    const slot = line.entryTime === undefined ? 0 : before(`${date} slot ${line.entryTime}`);
+    return { day: before(`${date} day`), slot, event: 0 };
+  });
+}
+
+/** The problem of `line` whose condition `failed` does not hold, told with its day as it now stands. */
+function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now: MuseumNow, ahead: PlacesAhead): ProblemError {
+  const { date, plan } = state;
+  const slots = plan ? slotStarts(plan) : [];
+  switch (failed) {
+    case "day-on-sale":
+      return fieldProblem(
+        "ticketDate",
+        date === now.today
+          ? "General tickets for today are no longer sold: the museum is closed today or has closed for the day."
+          : `The museum is closed on ${date}.`,
+      );
+    case "entry-time-fits-day":
+      return line.ticketType === "general" && line.entryTime === undefined
+        ? fieldProblem("entryTime", `Required: ${date} has timed entry (slots ${slots.join(", ")}).`)
+        : fieldProblem("entryTime", `${date} has no timed entry; leave entryTime out.`);
+    case "entry-time-is-slot":
+      return fieldProblem("entryTime", `Not an entry slot of ${date}; its slots are ${slots.join(", ")}.`);
+    case "slot-on-sale": {
+      const entryTime = line.ticketType === "general" ? line.entryTime : undefined;
+      return fieldProblem("entryTime", `The ${entryTime} slot has ended; choose a later one (see GET /availability).`);
+    }
+    case "day-room": {
+      const general = generalAvailability(state, now);
+      return soldOut(Math.max(0, (plan?.capacity ?? 0) - state.places.day), general.entrySlots ? [] : undefined);
+    }
+    case "slot-room": {
+      const entryTime = line.ticketType === "general" ? line.entryTime! : "";
+      const slotsNow = generalAvailability(state, now).entrySlots ?? [];
+      const available = slotsNow.find((slot) => slot.entryTime === entryTime)?.available ?? 0;
+      return soldOut(available, nearestSlotsWithRoom(slotsNow, entryTime, ahead.slot + 1));
+    }
+    case "event-on-date":
+      // Cancelled, or lost the date, since the sale read it.
+      return eventNotFound(line.ticketType === "event" ? line.eventId : "");
+    case "event-room": {
+      const event = state.events.find((e) => line.ticketType === "event" && e.eventId === line.eventId);
+      const taken = event ? (state.places.events.get(event.eventId) ?? 0) : 0;
+      return soldOut(Math.max(0, (event?.capacity ?? 0) - taken));
+    }
+  }
+}
+
+/** Why a sale's write was refused: the request's key was taken over, or each line's problem (null: nothing refuses it now). */
+export type Refusal = { claimLost: true } | { claimLost: false; problems: (ProblemError | null)[] };
+
+/**
+ * Explains a refused write of `lines` (one round trip): whether the
+ * Idempotency-Key's claim still holds, each line's conditions as they now
+ * stand, and the figures of the lines' days.
+ */
+export async function explainRefusal(
+  db: Db,
+  lines: readonly TicketLine[],
+  now: MuseumNow,
+  claim: IdempotencyClaimHeld | undefined,
+): Promise<Refusal> {
+  const batch = new Batch(db);
+  const held = claim && batch.add(selectClaimHeld(db, claim));
+  const ahead = placesAhead(lines);
+  const evaluated = lines.map((line, i) => batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!))));
+  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateReads(batch, date)]));
+  await batch.run();
+  if (held && !held.value) return { claimLost: true };
+  return {
+    claimLost: false,
+    problems: lines.map((line, i) => {
+      const failed = CONDITIONS[line.ticketType].find((name) => evaluated[i]!.value[name] !== 1);
+      return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead[i]!);
+    }),
+  };
+}
+
+/** How a request addresses its lines: as the body itself (`POST /tickets`), or as `tickets[i]` (`POST /orders`). */
+export type LineAddressing = "body" | "tickets";
+
+/**
+ * The problem of a request whose lines are refused (`problems[i]`: line i's,
+ * or null), or null when none is. One line in the body: its own problem. An
+ * order: every 400 at once, its fields under `tickets[i].`; else the first
+ * 404; else the first 409; each names the lowest refused line of its kind in `line`.
+ */
+export function requestRefusal(problems: readonly (ProblemError | null)[], addressing: LineAddressing): ProblemError | null {
+  if (addressing === "body") return problems[0] ?? null;
+  const refused = problems.flatMap((problem, line) => (problem ? [{ problem, line }] : []));
+  const invalid = refused.filter(({ problem }) => problem.status === 400);
+  if (invalid.length > 0) {
+    const errors = invalid.flatMap(({ problem, line }) =>
+      (problem.problem.errors ?? []).map((error) => ({ ...error, path: `tickets[${line}].${error.path}` })),
+    );
+    return validationProblem(errors, invalid[0]!.line);
+  }
+  const first = refused.find(({ problem }) => problem.status === 404) ?? refused[0];
+  if (!first) return null;
+  const { problem, line } = first;
+  return new ProblemError(problem.status as 404 | 409, {
+    ...problem.problem,
+    detail: `Line ${line}: ${problem.problem.detail}`,
+    extensions: { ...problem.problem.extensions, line },
+  });
+}

@@ -1,0 +1,212 @@
+// The one way tickets are sold (POST /tickets and POST /orders alike): one or
+// more lines checked, then written all or nothing in one batch whose inserts
+// require the sale's conditions (conditions.ts); a refusal is explained by
+// the same conditions (refusal.ts).
+import sql from "sql-template-tag";
+import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
+import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
+import { ProblemError } from "../http/problem";
+import { validationProblem } from "../http/errors";
+import { Batch, type Db, GuardRaced } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
+import { log } from "../platform/log";
+import { insertOrder } from "./statements";
+import type { TicketLine, TicketType } from "../tickets/schemas";
+import { insertTicket, ticketExists, ticketsWritten } from "../tickets/statements";
+import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
+import { allOf, conditionsOf, NONE_AHEAD } from "./conditions";
+import { newConfirmationCode } from "./confirmation-code";
+import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
+
+// A clash of two random 11-character codes is astronomically rare, and so is
+// a refused write that nothing explains a moment later (a place freed
+// meanwhile): one more try is plenty for either.
+const WRITE_ATTEMPTS = 2;
+
+/** What is sold: the lines, the buyer's contact, and whether they make an order (`POST /orders`) or a single ticket. */
+export type SaleRequest = {
+  lines: readonly TicketLine[];
+  email: string;
+  phone?: string;
+  /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
+  addressing: LineAddressing;
+  /** The request as sent: what its Idempotency-Key is bound to. */
+  body: unknown;
+};
+
+/** What the seller's side knows about a sale beyond the request body. */
+export type SaleContext = {
+  /** The account selling (the authenticated principal). */
+  soldBy: string;
+  /** The museum's date and time now: today's general tickets are sold until closing. */
+  museumNow: MuseumNow;
+  generalPriceCents: number;
+  /** The operation whose Idempotency-Key makes the sale safe to retry (scoped to `soldBy`). */
+  idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
+  /** The clock of the key's claim; now by default. */
+  now?: Date;
+};
+
+/** A ticket as sold. */
+type SoldTicket = {
+  ticketId: string;
+  ticketType: TicketType;
+  ticketDate: string;
+  eventId?: string;
+  eventName?: string;
+  entryTime?: string;
+  priceCents: number;
+  confirmationCode: string;
+};
+
+/** What was sold: the order (for `POST /orders`) and its tickets, in the order of the lines. */
+export type Sale = { orderId?: string; tickets: SoldTicket[] };
+
+/** True when a write failed on a clash of two confirmation codes (worth one more try with new ones). */
+function isConfirmationCodeClash(error: unknown): boolean {
+  return error instanceof Error && error.message.includes("tickets.confirmation_code");
+}
+
+/** The 409 of a write refused by a change that nothing explains a moment later. */
+function placesChanged(): ProblemError {
+  return new ProblemError(409, {
+    detail: "The places for this purchase changed while it was written; send it again.",
+    headers: { "Retry-After": "0" },
+  });
+}
+
+/**
+ * Writes the sale in one batch (one round trip): the order row, one guarded
+ * insert per line (each sees the lines before it, so lines for one day, slot
+ * or event date count together), a guard that every line was written, and,
+ * with a claim, the key's answer. A refusal is explained (one more round trip).
+ */
+async function writeSale<Answer>(
+  db: Db,
+  request: SaleRequest,
+  sale: Sale,
+  context: SaleContext,
+  claim: IdempotencyClaimHeld | undefined,
+  answer: (sale: Sale) => Answer,
+): Promise<Answer> {
+  const { lines } = request;
+  const response = answer(sale);
+  const batch = new Batch(db);
+  const claimGuard = claim ? claimHeld(claim) : sql`1`;
+  if (sale.orderId) batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy }, claimGuard));
+  sale.tickets.forEach((ticket, i) => {
+    const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD);
+    batch.add(
+      insertTicket(
+        db,
+        {
+          ...lines[i]!,
+          email: request.email,
+          phone: request.phone,
+          ticketId: ticket.ticketId,
+          confirmationCode: ticket.confirmationCode,
+          priceCents: ticket.priceCents,
+          soldBy: context.soldBy,
+          ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
+        },
+        { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
+      ),
+    );
+  });
+  const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
+  // All or nothing: a line its insert refused undoes the whole sale.
+  batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
+    const refusal = await explainRefusal(db, lines, context.museumNow, claim);
+    if (refusal.claimLost) {
+      // This request stalled past the takeover; the request that took the
+      // key over answers it (a retry gets its response).
+      log.warn("idempotency claim taken over before the sale was written", { soldBy: context.soldBy });
+      return keyStillInProgress();
+    }
+    return requestRefusal(refusal.problems, request.addressing);
+  });
+  if (claim) {
+    addKeyCompletion(batch, claim, {
+      resourceId: sale.orderId ?? ticketIds[0]!,
+      body: JSON.stringify(response),
+      written: ticketExists(ticketIds[0]!),
+    });
+  }
+  await batch.run();
+  return response;
+}
+
+/** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */
+async function checkAndWrite<Answer>(
+  db: Db,
+  request: SaleRequest,
+  context: SaleContext,
+  claim: IdempotencyClaimHeld | undefined,
+  answer: (sale: Sale) => Answer,
+): Promise<Answer> {
+  const { lines } = request;
+  const events = await readActiveEvents(db, eventIdsOf(lines));
+  const checks = lines.map((line) =>
+    checkLine(line, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents }),
+  );
+  const refused = requestRefusal(
+    checks.map((check) =>
+      check.kind === "invalid" ? validationProblem(check.errors) : check.kind === "not-found" ? check.problem : null,
+    ),
+    request.addressing,
+  );
+  if (refused) throw refused;
+
+  const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
+  const ticketIds = lines.map(() => crypto.randomUUID());
+  for (let attempt = 1; ; attempt += 1) {
+    const sale: Sale = {
+      ...(orderId ? { orderId } : {}),
+      tickets: lines.map((line, i) => {
+        const check = checks[i]!;
+        if (check.kind !== "ok") throw new Error("unreachable: refused lines were answered above");
+        return {
+          ticketId: ticketIds[i]!,
+          ticketType: line.ticketType,
+          ticketDate: line.ticketDate,
+          ...(line.ticketType === "event" ? { eventId: line.eventId, eventName: check.eventName } : {}),
+          ...(line.ticketType === "general" && line.entryTime !== undefined ? { entryTime: line.entryTime } : {}),
+          priceCents: check.priceCents,
+          confirmationCode: newConfirmationCode(line.ticketType),
+        };
+      }),
+    };
+    try {
+      return await writeSale(db, request, sale, context, claim, answer);
+    } catch (error) {
+      const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
+      if (retry && attempt < WRITE_ATTEMPTS) continue;
+      if (error instanceof GuardRaced) throw placesChanged();
+      throw error;
+    }
+  }
+}
+
+/**
+ * Sells the request's lines under its Idempotency-Key (if any), all or
+ * nothing, and answers with `answer(sale)`: the HTTP shape of the operation,
+ * which is also what a replay of the key answers. Round trips: 1 for the
+ * write (however many lines), +1 when a line is an event ticket (the events
+ * are read), +1 for a key's claim, +1 to explain a refusal.
+ */
+export async function sell<Answer>(
+  db: Db,
+  request: SaleRequest,
+  context: SaleContext,
+  answer: (sale: Sale) => Answer,
+): Promise<{ answer: Answer; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<Answer, Answer>({
+    db,
+    scope: { accountName: context.soldBy, ...context.idempotency },
+    request: request.body,
+    run: (claim) => checkAndWrite(db, request, context, claim, answer),
+    replay: async (stored) => stored,
+    now: context.now,
+  });
+  return { answer: result, replayed };
+}

@@ -1,0 +1,216 @@
+import QRCode from "qrcode-svg";
+import { describe, expect, it } from "vitest";
+import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/ticket-image";
+import {
+  CARD,
+  MUSEUM_NAME,
+  buildTicketQr,
+  cardText,
+  cleanText,
+  ellipsize,
+  escapeXml,
+  formatTicketDate,
+  textWidth,
+  wrapText,
+  type TextStyle,
+} from "../../src/ticket-image/card";
+import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
+
+const TOKEN = "MT1.K1.E20230905.UVFFPSRW7BBBXJVUF2HSNBMKJQ.VJKE7UZEEX5N2BWWG6SC6GYZ3E";
+const EVENT_STYLE: TextStyle = { fontSize: 20, weight: "regular" };
+
+const GENERAL = GENERAL_TICKET;
+const EVENT = EVENT_TICKET;
+
+/** A 200-character event name of ordinary words. */
+const LONG_NAME = (
+  "Pirate Coding Workshop: Treasure Maps, Parrots and the Lost Art of Reading Other People's Code " +
+  "Under a Full Moon on the Old Harbour Pier, with Sea Shanties, Grog, Treasure and a Very Long Title Indeed!!!"
+).slice(0, 200);
+
+/** The character data of every <text> element, unescaped. */
+function texts(svg: string): string[] {
+  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) =>
+    m[1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))),
+  );
+}
+
+describe("ticket card: text helpers", () => {
+  it("formats the date as a calendar date, whatever the server's time zone", () => {
+    expect(formatTicketDate("2023-09-07")).toBe("Thu 7 Sep 2023");
+    expect(formatTicketDate("2023-09-05")).toBe("Tue 5 Sep 2023");
+    expect(formatTicketDate("2024-02-29")).toBe("Thu 29 Feb 2024");
+    expect(formatTicketDate("2026-01-01")).toBe("Thu 1 Jan 2026");
+    expect(formatTicketDate("2025-12-31")).toBe("Wed 31 Dec 2025");
+  });
+
+  it("escapes XML and removes characters XML 1.0 forbids", () => {
+    expect(escapeXml(`<b>"Tom" & 'Jerry'</b>`)).toBe("&#60;b&#62;&#34;Tom&#34; &#38; &#39;Jerry&#39;&#60;/b&#62;");
+    expect(cleanText("a\u0000b\u0008c\u001fd\u007fe\ud800f\uffffg")).toBe("abcdefg");
+    expect(cleanText("  line one\nline\ttwo\r\n ")).toBe("line one line two");
+    expect(cleanText("Café 🎨 名前")).toBe("Café 🎨 名前");
+  });
+
+  it("measures text with Inter's advance widths", () => {
+    const narrow = textWidth("iiiiiiiiii", EVENT_STYLE);
+    const wide = textWidth("WWWWWWWWWW", EVENT_STYLE);
+    expect(narrow).toBeGreaterThan(0);
+    expect(wide).toBeGreaterThan(3 * narrow);
+    expect(textWidth("abc", { ...EVENT_STYLE, fontSize: 40 })).toBeCloseTo(2 * textWidth("abc", EVENT_STYLE));
+    expect(textWidth("abc", { ...EVENT_STYLE, weight: "bold" })).toBeGreaterThan(textWidth("abc", EVENT_STYLE));
+    // Characters outside the table count as the widest glyph: never an underestimate.
+    expect(textWidth("名", EVENT_STYLE)).toBeGreaterThanOrEqual(textWidth("W", EVENT_STYLE));
+  });
+
+  it("ellipsizes only what does not fit", () => {
+    expect(ellipsize("Short", EVENT_STYLE, 300)).toBe("Short");
+    const cut = ellipsize(LONG_NAME, EVENT_STYLE, 300);
+    expect(cut.endsWith("\u2026")).toBe(true);
+    expect(textWidth(cut, EVENT_STYLE)).toBeLessThanOrEqual(300);
+    expect(LONG_NAME.startsWith(cut.slice(0, -1))).toBe(true);
+  });
+
+  it("prefers to cut at a word boundary, and cuts inside a word only when it must", () => {
+    const words = "Reading Other People's Code Under a Full Moon";
+    for (const width of [200, 250, 300]) {
+      const cut = ellipsize(words, EVENT_STYLE, width);
+      expect(cut.endsWith("\u2026")).toBe(true);
+      expect(textWidth(cut, EVENT_STYLE)).toBeLessThanOrEqual(width);
+      expect(words[cut.length - 1]).toBe(" ");
+    }
+    const oneWord = ellipsize("Supercalifragilisticexpialidocious", EVENT_STYLE, 150);
+    expect(oneWord).toMatch(/^Supercalif\w*\u2026$/);
+  });
+
+  it("wraps a 200-character event name into at most 3 lines that fit, the last one ellipsized", () => {
+    expect(LONG_NAME).toHaveLength(200);
+    const lines = wrapText(LONG_NAME, EVENT_STYLE, CARD.textWidth, 3);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(textWidth(line, EVENT_STYLE)).toBeLessThanOrEqual(CARD.textWidth);
+    expect(lines[2]!.endsWith("\u2026")).toBe(true);
+    expect(LONG_NAME.startsWith(lines.join(" ").slice(0, -1))).toBe(true);
+  });
+
+  it("breaks words wider than a line, never splitting a surrogate pair", () => {
+    for (const name of ["W".repeat(200), "🎨".repeat(100), `${"x".repeat(50)} ${"名".repeat(150)}`]) {
+      const lines = wrapText(name, EVENT_STYLE, CARD.textWidth, 3);
+      expect(lines.length).toBeLessThanOrEqual(3);
+      for (const line of lines) {
+        expect(textWidth(line, EVENT_STYLE)).toBeLessThanOrEqual(CARD.textWidth);
+        expect(line).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      }
+      expect(lines.at(-1)!.endsWith("\u2026")).toBe(true);
+    }
+  });
+
+  it("keeps a short name on one line", () => {
+    expect(wrapText("Pirate Coding Workshop", EVENT_STYLE, CARD.textWidth, 3)).toEqual(["Pirate Coding Workshop"]);
+    expect(wrapText("", EVENT_STYLE, CARD.textWidth, 3)).toEqual([]);
+  });
+});
+
+describe("ticket card: SVG", () => {
+  it("shows museum, type, date and confirmation code for a general ticket", () => {
+    const svg = buildTicketSvg(GENERAL, TOKEN);
+    expect(svg.startsWith(`<svg xmlns="http://www.w3.org/2000/svg" width="${CARD.width}" height="${CARD.height}"`)).toBe(true);
+    expect(svg).not.toContain("<?xml");
+    expect(texts(svg)).toEqual([
+      MUSEUM_NAME.toUpperCase(),
+      "General entry",
+      "Thu 7 Sep 2023",
+      "CONFIRMATION CODE",
+      "ticket-general-e5e5c6-dce78",
+    ]);
+    expect(svg).toContain('font-family="Inter"');
+  });
+
+  it("shows a timed ticket's entry time after its date", () => {
+    expect(texts(buildTicketSvg({ ...GENERAL, entryTime: "10:30" }, TOKEN))).toContain("Thu 7 Sep 2023 · entry 10:30");
+  });
+
+  it("shows the event name on an event ticket, and never on a general one", () => {
+    expect(texts(buildTicketSvg(EVENT, TOKEN))).toEqual([
+      MUSEUM_NAME.toUpperCase(),
+      "Special event",
+      "Tue 5 Sep 2023",
+      "Pirate Coding Workshop",
+      "CONFIRMATION CODE",
+      "ticket-event-9c55eg-8v82a",
+    ]);
+    expect(texts(buildTicketSvg({ ...GENERAL, eventName: "Should not show" }, TOKEN))).not.toContain("Should not show");
+  });
+
+  it("wraps and ellipsizes a 200-character event name", () => {
+    const text = cardText({ ...EVENT, eventName: LONG_NAME });
+    expect(text.eventLines).toHaveLength(3);
+    expect(text.eventLines[2]!.endsWith("\u2026")).toBe(true);
+    const svg = buildTicketSvg({ ...EVENT, eventName: LONG_NAME }, TOKEN);
+    for (const line of text.eventLines) expect(texts(svg)).toContain(line);
+    expect(svg).not.toContain(LONG_NAME);
+  });
+
+  it("XML-escapes every piece of text", () => {
+    const hostile = { ...EVENT, eventName: `</text><script>alert("x")</script> & 'more'\u0000`, confirmationCode: "a<b>&c" };
+    const svg = buildTicketSvg(hostile, TOKEN);
+    expect(svg.includes("<script>")).toBe(false);
+    expect(svg.includes("\u0000")).toBe(false);
+    expect(svg.includes("&#60;/text&#62;&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;")).toBe(true);
+    expect(svg.includes("a&#60;b&#62;&#38;c")).toBe(true);
+    // Every piece of text came through whole and unescaped, and nothing broke out of a <text>.
+    expect(texts(svg).slice(3, -2).join(" ")).toBe(`</text><script>alert("x")</script> & 'more'`);
+    expect(texts(svg).at(-1)).toBe("a<b>&c");
+    expect(svg.match(/<text /g)!.length).toBe(svg.match(/<\/text>/g)!.length);
+  });
+
+  it("says CANCELLED, in red, and that the gate refuses it, only when the ticket is cancelled", () => {
+    for (const ticket of [GENERAL, EVENT]) {
+      const valid = buildTicketSvg(ticket, TOKEN);
+      expect(valid.includes("CANCELLED")).toBe(false);
+      expect(valid.includes("refused")).toBe(false);
+      const svg = buildTicketSvg({ ...ticket, cancelled: true }, TOKEN);
+      expect(/font-size="30" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
+      expect(texts(svg)).toContain("Not valid for entry: refused at the gate");
+      expect(svg).toContain('stroke="#dc2626" stroke-width="4"');
+      // Everything else the valid card says is still there (date, event, code).
+      const kept = texts(valid).filter((line) => !["General entry", "Special event"].includes(line));
+      expect(texts(svg)).toEqual(expect.arrayContaining(kept));
+    }
+  });
+
+  it("has a layout version", () => {
+    expect(Number.isInteger(TICKET_IMAGE_LAYOUT_VERSION)).toBe(true);
+    expect(TICKET_IMAGE_LAYOUT_VERSION).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("ticket card: QR code", () => {
+  it("is version 5 at level M for a 70-character token: 37×37 modules of 6 px, quiet zone 4 modules", () => {
+    const qr = buildTicketQr(TOKEN);
+    expect(qr).toMatchObject({ version: 5, moduleCount: 37, moduleSize: 6, size: (37 + 8) * 6 });
+    expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
+    expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
+    expect(qr.svg).toMatch(new RegExp(`^<g transform="translate\\(${qr.x} ${qr.y}\\)"><path [^>]*d="(M\\d+,\\d+h\\d+v6h-\\d+z)+"/></g>$`));
+  });
+
+  it("draws every module where the QR matrix has it, as horizontal runs: not transposed, nothing in the quiet zone", () => {
+    const qr = buildTicketQr(TOKEN);
+    const reference = new QRCode({ content: TOKEN, ecl: "M", padding: 4 });
+    const modules = reference.qrcode.modules;
+    // Each run "M<left>,<top>h<width>..." covers width / moduleSize modules of one row.
+    const drawn = new Set<string>();
+    for (const [, left, top, width] of qr.svg.matchAll(/M(\d+),(\d+)h(\d+)v/g)) {
+      const row = Number(top) / qr.moduleSize - 4;
+      for (let i = 0; i < Number(width) / qr.moduleSize; i++) drawn.add(`${Number(left) / qr.moduleSize - 4 + i},${row}`);
+    }
+    let dark = 0;
+    for (let row = 0; row < qr.moduleCount; row++) {
+      for (let col = 0; col < qr.moduleCount; col++) {
+        expect(drawn.has(`${col},${row}`)).toBe(modules[row]![col]!);
+        if (modules[row]![col]) dark++;
+      }
+    }
+    expect(drawn.size).toBe(dark);
+    // The "dark module" sits at column 8, row 4·version + 9 (next to the bottom-left finder).
+    expect(drawn.has(`8,${4 * 5 + 9}`)).toBe(true);
+  });
+});
