@@ -18,6 +18,15 @@ import { ROOT, appliedMigrationNames, applyMigrations, d1Target, migrationSummar
 
 const USAGE = `usage: npm run dev [-- [--ip <address>] [--port <port>] [--skip-seed] [-- <wrangler dev options>]]`;
 
+// The local accounts .dev.vars.example defines, by the prefix of their variables, and their roles.
+const LOCAL_ROLES = [
+  ["LOCAL_ADMIN", "admin"],
+  ["LOCAL_SALES", "sales"],
+  ["LOCAL_KIOSK", "sales"],
+  ["LOCAL_BOX_OFFICE", "box-office"],
+  ["LOCAL_GATE", "gate"],
+];
+
 async function main(argv) {
   const { values: args, positionals: wranglerArgs } = parseCommandLine(argv, {
     ip: { type: "string", default: "127.0.0.1" },
@@ -74,9 +83,9 @@ async function main(argv) {
   }
   log(`==> ready: ${server.origin}
     curl -u ${vars.LOCAL_ADMIN_NAME}:${vars.LOCAL_ADMIN_SECRET} ${server.origin}/v1.1/special-events
-    (local accounts: ${vars.LOCAL_ADMIN_NAME} (admin), ${vars.LOCAL_SALES_NAME} (sales)${
-      vars.LOCAL_GATE_NAME ? `, ${vars.LOCAL_GATE_NAME} (gate)` : ", no gate account: copy LOCAL_GATE_* from .dev.vars.example"
-    }; secrets in .dev.vars)`);
+    (local accounts: ${LOCAL_ROLES.filter(([prefix]) => vars[`${prefix}_NAME`])
+      .map(([prefix, role]) => `${vars[`${prefix}_NAME`]} (${role})`)
+      .join(", ")}; secrets in .dev.vars)`);
   const { code, signal } = await server.exited;
   if (!stopping) {
     log(`==> wrangler dev exited (${code ?? signal})`);

@@ -18,7 +18,7 @@ const flag = (fallback: boolean) =>
 
 /** A setting money depends on: null when missing or malformed, never a default. */
 const required = <T>(schema: z.ZodType<T>) =>
-  z.unknown().transform((value): T | null => {
+  z.unknown().optional().transform((value): T | null => {
     const parsed = schema.safeParse(value);
     return parsed.success ? parsed.data : null;
   });

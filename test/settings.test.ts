@@ -1,5 +1,6 @@
 // The Worker's settings (src/settings.ts): parsed once per env object, and a
-// missing or unusable value falls back to the production default.
+// missing or unusable value falls back to the production default, except
+// money's, which is null (a sale then refuses: test/sales/configuration.test.ts).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { settingsOf } from "../src/settings";
@@ -30,8 +31,8 @@ describe("settingsOf", () => {
     });
     expect(settings).toMatchObject({
       MUSEUM_TIMEZONE: "America/New_York",
-      GENERAL_TICKET_PRICE_CENTS: 2500,
-      CURRENCY: "USD",
+      GENERAL_TICKET_PRICE_CENTS: null,
+      CURRENCY: null,
       ADMISSION_EARLY_MINUTES: 15,
       WEBHOOK_MAX_ATTEMPTS: 8,
       WEBHOOK_ALLOW_LOOPBACK: false,
@@ -44,5 +45,6 @@ describe("settingsOf", () => {
     const vars = { ADMISSION_EARLY_MINUTES: "30" };
     expect(settingsOf(vars)).toBe(settingsOf(vars));
     expect(settingsOf(vars).ADMISSION_EARLY_MINUTES).toBe(30);
+    expect(settingsOf(vars)).toMatchObject({ GENERAL_TICKET_PRICE_CENTS: null, CURRENCY: null });
   });
 });

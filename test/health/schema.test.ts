@@ -48,7 +48,11 @@ describe("GET /healthz reports the schema", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       status: "ok",
-      checks: { database: { status: "ok" }, schema: { status: "ok", expected: NEWEST, applied: NEWEST, pending: [] } },
+      checks: {
+        database: { status: "ok" },
+        schema: { status: "ok", expected: NEWEST, applied: NEWEST, pending: [] },
+        configuration: { status: "ok", problems: [] },
+      },
     });
   });
 
@@ -61,6 +65,7 @@ describe("GET /healthz reports the schema", () => {
     expect(problem.checks).toEqual({
       database: { status: "ok" },
       schema: { status: "behind", expected: NEWEST, applied: MIGRATION_FILES.at(-2), pending: [NEWEST] },
+      configuration: { status: "ok", problems: [] },
     });
   });
 

@@ -12,7 +12,14 @@
 import worker from "../../src/index";
 import { d1RoundTrips, withD1Faults } from "./d1-faults";
 
-type Vars = { PRERENDER_TICKET_IMAGES?: "true" | "false"; WEBHOOK_ALLOW_LOOPBACK?: "true" | "false" };
+type Vars = {
+  PRERENDER_TICKET_IMAGES?: "true" | "false";
+  WEBHOOK_ALLOW_LOOPBACK?: "true" | "false";
+  /** A secret or money setting as an operator might leave it (undefined: not set). */
+  TICKET_SIGNING_KEY?: string | undefined;
+  GENERAL_TICKET_PRICE_CENTS?: string | undefined;
+  CURRENCY?: string | undefined;
+};
 
 let overrides: Vars = {};
 const pending = new Set<Promise<unknown>>();
