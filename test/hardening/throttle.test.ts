@@ -56,12 +56,14 @@ describe("configuration", () => {
   });
 
   it("reads other values, and falls back to the default for a missing or unusable one", () => {
-    expect(loginFailurePolicy(settingsOf({ LOGIN_FAILURE_BUDGET: "3", LOGIN_FAILURE_WINDOW_SECONDS: "60" }))).toEqual({
+    // The settings a sale requires (settingsOf refuses an env without them).
+    const SALE_SETTINGS = { GENERAL_TICKET_PRICE_CENTS: "2500", CURRENCY: "USD" };
+    expect(loginFailurePolicy(settingsOf({ ...SALE_SETTINGS, LOGIN_FAILURE_BUDGET: "3", LOGIN_FAILURE_WINDOW_SECONDS: "60" }))).toEqual({
       budget: 3,
       windowMs: 60_000,
     });
     for (const bad of [undefined, "", "0", "-1", "ten", "1e3", "99999999999"]) {
-      expect(loginFailurePolicy(settingsOf({ LOGIN_FAILURE_BUDGET: bad, LOGIN_FAILURE_WINDOW_SECONDS: bad }))).toEqual({
+      expect(loginFailurePolicy(settingsOf({ ...SALE_SETTINGS, LOGIN_FAILURE_BUDGET: bad, LOGIN_FAILURE_WINDOW_SECONDS: bad }))).toEqual({
         budget: 10,
         windowMs: 300_000,
       });
