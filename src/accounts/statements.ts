@@ -92,56 +92,57 @@ export function selectAccounts(db: Db, name?: string): Step<AccountRow[]> {
   );
 }
 
-/** A client's failures in its current window, and the time left in it. */
-export type LoginWindow = { failures: number; retry_after_ms: number };
-
-/** A client's failed logins, counted in windows of `windowMs` from its first failure. */
-export type LoginWindowScope = { clientKey: string; windowMs: number; nowMs: number };
+/** A client's window as a login attempt left it: its count, when it started (Unix ms), the time left in it. */
+export type LoginWindow = { failures: number; window_start: number; retry_after_ms: number };
 
 /**
- * The client's current window while it has failed logins in a window that
- * has not passed (`retry_after_ms` is the time left), else null. A
- * primary-key lookup, meant to travel in the account lookup's batch.
+ * A client's login attempts, counted in windows of `windowMs` from the first
+ * one; at most `budget` are counted in a window.
  */
-export function selectLoginWindow(db: Db, w: LoginWindowScope): Step<LoginWindow | null> {
-  return step(
-    db,
-    sql`SELECT failures, window_start + ${w.windowMs} - ${w.nowMs} AS retry_after_ms FROM login_failures
-         WHERE client_key = ${w.clientKey} AND window_start > ${w.nowMs} - ${w.windowMs}`,
-    read.first<LoginWindow>(),
-  );
-}
+export type LoginWindowScope = { clientKey: string; windowMs: number; nowMs: number; budget: number };
 
 /**
- * The same read at the primary: a no-op update with RETURNING, since a write
- * is never answered by a read replica that may lag behind a burst of failures.
+ * Counts a login attempt before its password is checked, in one atomic
+ * upsert: a client without a current window starts one now with 1; a client
+ * whose window holds fewer than `budget` gets one more; a full window is left
+ * as it is. So `failures` is the client's failed logins plus the attempts
+ * being checked (a correct one is taken back: `forgiveLoginAttempt`). Two
+ * steps for one batch: the upsert reads whether it counted the attempt, the
+ * read after it the window.
  */
-export function selectLoginWindowAtPrimary(db: Db, w: LoginWindowScope): Step<LoginWindow | null> {
-  return step(
-    db,
-    sql`UPDATE login_failures SET failures = failures
-         WHERE client_key = ${w.clientKey} AND window_start > ${w.nowMs} - ${w.windowMs}
-        RETURNING failures, window_start + ${w.windowMs} - ${w.nowMs} AS retry_after_ms`,
-    read.first<LoginWindow>(),
-  );
-}
-
-/**
- * Counts one failed login and reads the count, in one atomic upsert: a
- * client without a current window starts one now with 1 failure; otherwise
- * its count goes up.
- */
-export function countLoginFailure(db: Db, w: LoginWindowScope): Step<LoginWindow> {
+export function countLoginAttempt(db: Db, w: LoginWindowScope): [Step<boolean>, Step<LoginWindow>] {
   const passed = sql`login_failures.window_start <= ${w.nowMs} - ${w.windowMs}`;
-  return step(
-    db,
-    sql`INSERT INTO login_failures (client_key, window_start, failures) VALUES (${w.clientKey}, ${w.nowMs}, 1)
-        ON CONFLICT (client_key) DO UPDATE
-           SET failures = CASE WHEN ${passed} THEN 1 ELSE login_failures.failures + 1 END,
-               window_start = CASE WHEN ${passed} THEN ${w.nowMs} ELSE login_failures.window_start END
-        RETURNING failures, window_start + ${w.windowMs} - ${w.nowMs} AS retry_after_ms`,
-    (result) => read.first<LoginWindow>()(result)!,
-  );
+  return [
+    step(
+      db,
+      sql`INSERT INTO login_failures (client_key, window_start, failures) VALUES (${w.clientKey}, ${w.nowMs}, 1)
+          ON CONFLICT (client_key) DO UPDATE
+             SET failures = CASE WHEN ${passed} THEN 1 ELSE login_failures.failures + 1 END,
+                 window_start = CASE WHEN ${passed} THEN ${w.nowMs} ELSE login_failures.window_start END
+           WHERE ${passed} OR login_failures.failures < ${w.budget}
+          RETURNING 1 AS counted`,
+      (result) => result.results.length === 1,
+    ),
+    step(
+      db,
+      sql`SELECT failures, window_start, window_start + ${w.windowMs} - ${w.nowMs} AS retry_after_ms
+            FROM login_failures WHERE client_key = ${w.clientKey}`,
+      (result) => read.first<LoginWindow>()(result)!,
+    ),
+  ];
+}
+
+/**
+ * Takes back one counted attempt of the window that started at
+ * `windowStart` (a correct password); a window left without attempts is
+ * deleted. Two statements for one batch; a later window is left alone.
+ */
+export function forgiveLoginAttempt(db: Db, w: { clientKey: string; windowStart: number }): [Step<number>, Step<number>] {
+  const window = sql`client_key = ${w.clientKey} AND window_start = ${w.windowStart}`;
+  return [
+    step(db, sql`DELETE FROM login_failures WHERE ${window} AND failures <= 1`, read.changes),
+    step(db, sql`UPDATE login_failures SET failures = failures - 1 WHERE ${window}`, read.changes),
+  ];
 }
 
 /** Forgets the windows that started at or before `before` (Unix ms); reads how many. */

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 
 /**
- * GET /docs: the API reference page (Swagger UI), rendered in the browser from
+ * GET /docs: the API reference page (Swagger UI; `/docs/` redirects to it), rendered in the browser from
  * the service's own OpenAPI document. Everything it loads comes from this
  * origin: Swagger UI's bundle and stylesheet are static assets
  * (public/docs/, copied from swagger-ui-dist by scripts/docs-assets.mjs), the
@@ -77,4 +77,6 @@ function securityHeaders(contentType: string): Record<string, string> {
 
 export const docsRouter = new Hono<AppEnv>()
   .get(DOCS_PATH, (c) => c.body(PAGE, 200, securityHeaders("text/html; charset=utf-8")))
+  // Routes are strict about the trailing slash; a typed or linked `/docs/` still finds the page.
+  .get(`${DOCS_PATH}/`, (c) => c.redirect(DOCS_PATH + new URL(c.req.url).search, 301))
   .get(DOCS_INIT_PATH, (c) => c.body(INIT_SCRIPT, 200, securityHeaders("text/javascript; charset=utf-8")));

@@ -76,7 +76,7 @@ const PROBLEM_DESCRIPTIONS = {
   409: "A request with the same Idempotency-Key is still being processed.",
   405: "The path does not allow this method; `Allow` lists those it does.",
   413: "Body over 16 KiB.",
-  415: "The body is not application/json.",
+  415: "The body is not application/json (UTF-8; another charset is refused).",
   422: "The Idempotency-Key was used before with a different body.",
   429: "Too many failed logins from this client; retry after `Retry-After` seconds.",
   500: "Unexpected failure; `detail` quotes the request id, nothing internal.",

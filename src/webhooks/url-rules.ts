@@ -13,7 +13,9 @@ import ipaddr from "ipaddr.js";
  * judged by the address it means, and an IPv6 address that carries an IPv4
  * address (IPv4-mapped, IPv4-translated, NAT64 `64:ff9b::/96`, 6to4
  * `2002::/16`, the deprecated IPv4-compatible `::a.b.c.d`) by the IPv4
- * address inside. The ranges are ipaddr.js's (IANA's special-purpose
+ * address inside. The host is then read as a resolver would: one trailing
+ * dot dropped, a host with an empty label (`localhost..`) refused as
+ * malformed. The ranges are ipaddr.js's (IANA's special-purpose
  * registries). Host names are not resolved: a Worker's fetch never reaches
  * private networks, and this refuses the literal forms a request forger
  * would type.
@@ -60,8 +62,18 @@ function ipv6Class(address: ipaddr.IPv6): HostClass {
   return range === "unicast" && address.match(GLOBAL_UNICAST_V6) ? "public" : "special";
 }
 
-function hostClass(hostname: string): HostClass {
-  const host = hostname.toLowerCase().replace(/\.$/, "");
+/**
+ * The host as a resolver reads it: one trailing dot is the root label and
+ * names the same host; any other empty label (`localhost..`, `a..b`, `.a`)
+ * is no DNS name, so null. The URL parser has already lowercased the host,
+ * decoded percent-escapes and read every numeric IPv4 spelling.
+ */
+function resolverHost(hostname: string): string | null {
+  const host = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+  return host.split(".").includes("") ? null : host;
+}
+
+function hostClass(host: string): HostClass {
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
   if (host.startsWith("[") && host.endsWith("]")) {
     const literal = host.slice(1, -1);
@@ -88,7 +100,9 @@ export function checkWebhookUrl(input: string, options: UrlRuleOptions): Verdict
   if (url.username !== "" || url.password !== "") {
     return { ok: false, reason: "Must not carry a user name or password." };
   }
-  const host = hostClass(url.hostname);
+  const resolved = resolverHost(url.hostname);
+  if (resolved === null) return { ok: false, reason: "Must have a host name without an empty label (`..`)." };
+  const host = hostClass(resolved);
   if (host === "special" || (host === "loopback" && !options.allowLoopback)) {
     return { ok: false, reason: "Must not point at localhost or an IP address that is not globally routable unicast." };
   }

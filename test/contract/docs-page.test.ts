@@ -1,5 +1,6 @@
 // GET /docs (the API reference page) and its start-up script, inside workerd.
 // The page itself is exercised in a real browser by scripts/docs-browser-test.mjs.
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api } from "../support/helpers";
 
@@ -40,6 +41,28 @@ describe("GET /docs", () => {
   it("refuses other methods", async () => {
     const res = await api("/docs", { as: null, method: "POST" });
     expect(res.status).toBe(405);
+  });
+});
+
+describe("GET /docs/ (with the slash)", () => {
+  it.each([
+    ["/docs/", "/docs"],
+    ["/docs/?url=x&b=%2F", "/docs?url=x&b=%2F"],
+  ])("redirects %s to %s, for GET and HEAD", async (path, location) => {
+    for (const method of ["GET", "HEAD"]) {
+      // `redirect: "manual"`: the Worker's fetch binding would follow it.
+      const res = await exports.default.fetch(new Request(`https://museum.test${path}`, { method, redirect: "manual" }));
+      expect(res.status).toBe(301);
+      expect(res.headers.get("Location")).toBe(location);
+      expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+      if (method === "HEAD") expect(await res.text()).toBe("");
+    }
+  });
+
+  it("redirects only the page itself", async () => {
+    expect((await api("/docs//", { as: null })).status).toBe(404);
+    expect((await api("/docs/init.js/", { as: null })).status).toBe(404);
+    expect((await api("/docs/", { as: null, method: "POST" })).status).toBe(405);
   });
 });
 

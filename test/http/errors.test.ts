@@ -121,6 +121,15 @@ describe("415 for a body that is not application/json", () => {
     ["application/jsonp", "application/jsonp", JSON.stringify(eventBody())],
     ["a +json type", "application/merge-patch+json", JSON.stringify(eventBody())],
     ["no Content-Type at all", undefined, JSON.stringify(eventBody())],
+    // JSON between systems is UTF-8 (RFC 8259, section 8.1): a body declared
+    // in another charset is refused even when its bytes happen to be UTF-8.
+    ["charset utf-16", "application/json; charset=utf-16", JSON.stringify(eventBody())],
+    ["charset UTF-16LE", "application/json;charset=UTF-16LE", JSON.stringify(eventBody())],
+    ["charset iso-8859-1", "application/json; charset=iso-8859-1", JSON.stringify(eventBody())],
+    ["charset quoted utf-16", 'application/json; charset="utf-16"', JSON.stringify(eventBody())],
+    ["charset utf8 (not the registered name)", "application/json; charset=utf8", JSON.stringify(eventBody())],
+    ["charset empty", "application/json; charset=", JSON.stringify(eventBody())],
+    ["a second charset", "application/json; charset=utf-8; charset=utf-16", JSON.stringify(eventBody())],
   ])("%s", async (_case, contentType, text) => {
     const event = await createEvent();
     const before = await dumpDatabase();
@@ -131,6 +140,24 @@ describe("415 for a body that is not application/json", () => {
       expect(problem.title).toBe("Unsupported Media Type");
     }
     expect(await dumpDatabase()).toBe(before);
+  });
+
+  it("names the accepted media type", async () => {
+    const res = await api(BASE, { method: "POST", body: encoder.encode(JSON.stringify(eventBody())), headers: { "Content-Type": "application/json; charset=utf-16" } });
+    const problem = await expectProblem(res, 415);
+    expect(problem.detail).toContain("application/json");
+    expect(problem.detail).toContain("utf-8");
+  });
+
+  it.each([
+    "application/json",
+    "application/json; charset=utf-8",
+    "application/json;charset=UTF-8",
+    'application/json; charset="utf-8"',
+    "Application/JSON; Charset=Utf-8",
+  ])("accepts %s", async (contentType) => {
+    const res = await api(BASE, { method: "POST", body: encoder.encode(JSON.stringify(eventBody())), headers: { "Content-Type": contentType } });
+    expect(res.status).toBe(201);
   });
 
   it("does not apply to bodiless operations (GET, DELETE)", async () => {

@@ -4,6 +4,8 @@
  * - makes D1 fail on purpose, to prove how the service behaves when its
  *   database does (docs/hardening.md, "Fault injection"); nothing fails
  *   until a test calls `injectD1Faults`;
+ * - holds batches back until a test releases them (`holdD1Batches`), to
+ *   order concurrent requests;
  * - counts D1 round trips (every statement call and every batch that
  *   reaches D1), for the budgets of test/performance/round-trips.test.ts;
  *   the bench's distance bundle (bench/distance-worker.ts) delays each one.
@@ -68,10 +70,36 @@ export function injectD1Faults(...faults: D1Fault[]): void {
   armed.push(...faults.map((fault) => ({ ...fault, seen: 0, fired: false })));
 }
 
-/** Disarms every fault; returns how many had fired. */
+type Hold = { sql: string | RegExp; waiting: number; released: Promise<void>; release: () => void };
+const holds: Hold[] = [];
+
+/**
+ * Holds back every batch whose SQL contains `sql` until `release()` (or
+ * `clearD1Faults`), before it reaches D1: a test can keep requests waiting at
+ * that point while others run, as when a burst arrives all at once.
+ * `waiting()` counts the batches held so far.
+ */
+export function holdD1Batches(sql: string | RegExp): { waiting(): number; release(): void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const hold: Hold = { sql, waiting: 0, released, release };
+  holds.push(hold);
+  return { waiting: () => hold.waiting, release };
+}
+
+async function waitForHolds(sqls: string[]): Promise<void> {
+  for (const hold of holds) {
+    if (!sqls.some((sql) => (typeof hold.sql === "string" ? sql.includes(hold.sql) : hold.sql.test(sql)))) continue;
+    hold.waiting += 1;
+    await hold.released;
+  }
+}
+
+/** Disarms every fault and releases every hold; returns how many faults had fired. */
 export function clearD1Faults(): number {
   const fired = armed.filter((fault) => fault.fired).length;
   armed.length = 0;
+  for (const hold of holds.splice(0)) hold.release();
   return fired;
 }
 
@@ -176,6 +204,7 @@ function faultyDb(db: Db, hook: D1RoundTripHook | undefined, onReplica = false):
     },
     async batch<T = unknown>(statements: D1PreparedStatement[]) {
       const sqls = statements.map(sqlOf);
+      await waitForHolds(sqls);
       const fault = take("batch", sqls, onReplica);
       const real = statements.map(unwrap);
       if (!fault) return send(hook, () => db.batch<T>(real));

@@ -89,6 +89,27 @@ const REFUSED_ALWAYS = [
   long(2049),
 ];
 
+/**
+ * Hosts with an empty label: a resolver reads one trailing dot as the root, but
+ * `..` (or a leading dot) is no DNS name. Refused as malformed under every
+ * setting, so a doubled dot cannot slip a loopback or numeric host past the
+ * rules (`0x7f.0.0.1..` is not even normalized to an address by the URL parser).
+ */
+const MALFORMED_HOSTS = [
+  "https://localhost../",
+  "https://LOCALHOST../",
+  "https://api.localhost../",
+  "https://localhost.%2e/", // the same two dots, one percent-encoded
+  "https://127.0.0.1../",
+  "https://127.0.0.1.../",
+  "https://0x7f.0.0.1../",
+  "https://2130706433../",
+  "https://10.0.0.1../",
+  "https://hooks.example../",
+  "https://hooks..example/",
+  "https://.hooks.example/",
+];
+
 /** Refused in production, allowed with WEBHOOK_ALLOW_LOOPBACK (http is the same: only loopback may use it). */
 const REFUSED_UNLESS_LOOPBACK_ALLOWED = [
   "http://hooks.example/museum",
@@ -108,6 +129,11 @@ const REFUSED_UNLESS_LOOPBACK_ALLOWED = [
   "https://[::ffff:0:127.0.0.1]/", // IPv4-translated loopback
   "https://[64:ff9b::7f00:1]/", // NAT64 of loopback
   "https://[2002:7f00:1::]/", // 6to4 of loopback
+  "https://127.0.0.1./", // one trailing dot: the root label, the same host
+  "https://0x7f.0.0.1./", // the URL parser drops the dot and reads the address
+  "https://2130706433./",
+  "https://localhost%2e/", // percent-encoded trailing dot
+  "https://%6cocalhost/", // percent-encoded letter
 ];
 
 describe("checkWebhookUrl (deployed rules)", () => {
@@ -116,6 +142,15 @@ describe("checkWebhookUrl (deployed rules)", () => {
   });
   it.each([...REFUSED_ALWAYS, ...REFUSED_UNLESS_LOOPBACK_ALLOWED])("refuses %s", (url) => {
     expect(checkWebhookUrl(url, { allowLoopback: false })).toMatchObject({ ok: false, reason: expect.any(String) });
+  });
+  it.each(MALFORMED_HOSTS)("refuses %s as a malformed host", (url) => {
+    expect(checkWebhookUrl(url, { allowLoopback: false })).toEqual({ ok: false, reason: expect.stringMatching(/empty label/) });
+  });
+  it("accepts a name with one trailing dot (the root label)", () => {
+    expect(checkWebhookUrl("https://hooks.example./x", { allowLoopback: false })).toEqual({
+      ok: true,
+      url: "https://hooks.example./x",
+    });
   });
 });
 
@@ -126,7 +161,14 @@ describe("checkWebhookUrl with WEBHOOK_ALLOW_LOOPBACK (local development)", () =
       expect(checkWebhookUrl(url, { allowLoopback: true })).toMatchObject({ ok: true });
     },
   );
-  it.each([...REFUSED_ALWAYS, "http://10.0.0.1/", "http://[fd00::1]/", "http://user:pw@127.0.0.1/", "ftp://127.0.0.1/"])(
+  it.each([
+    ...REFUSED_ALWAYS,
+    ...MALFORMED_HOSTS,
+    "http://10.0.0.1/",
+    "http://[fd00::1]/",
+    "http://user:pw@127.0.0.1/",
+    "ftp://127.0.0.1/",
+  ])(
     "still refuses %s",
     (url) => {
       expect(checkWebhookUrl(url, { allowLoopback: true })).toMatchObject({ ok: false });
@@ -137,7 +179,7 @@ describe("checkWebhookUrl with WEBHOOK_ALLOW_LOOPBACK (local development)", () =
 describe("POST /v1.1/webhooks under production rules (WEBHOOK_ALLOW_LOOPBACK=false)", () => {
   afterEach(() => setTestVars());
 
-  it.each(REFUSED_UNLESS_LOOPBACK_ALLOWED)("400 for %s", async (url) => {
+  it.each([...REFUSED_UNLESS_LOOPBACK_ALLOWED, ...MALFORMED_HOSTS])("400 for %s", async (url) => {
     setTestVars({ WEBHOOK_ALLOW_LOOPBACK: "false" });
     await expectValidationError(await api("/v1.1/webhooks", { method: "POST", json: { url } }), "url");
   });
@@ -153,7 +195,7 @@ describe("POST /v1.1/webhooks under production rules (WEBHOOK_ALLOW_LOOPBACK=fal
 });
 
 describe("POST /v1.1/webhooks applies the rules (the test Worker allows loopback)", () => {
-  it.each(REFUSED_ALWAYS)(
+  it.each([...REFUSED_ALWAYS, ...MALFORMED_HOSTS])(
     "400 for %s",
     async (url) => {
       await expectValidationError(await api("/v1.1/webhooks", { method: "POST", json: { url } }), "url");

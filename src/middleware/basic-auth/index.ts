@@ -13,9 +13,9 @@ export type BasicAuthOptions = {
   /** The realm announced in `WWW-Authenticate`. */
   realm: string;
   /**
-   * Failed-login throttling (see the login-throttle middleware): a client over
-   * its budget gets `429` before its credentials are checked, and every
-   * failed login is counted. Off when not given.
+   * Failed-login throttling (see the login-throttle middleware): every login
+   * is counted before its password is checked, a client over its budget gets
+   * `429` instead of a check, and a correct login is forgiven. Off when not given.
    */
   throttle?: LoginThrottle;
 };
@@ -24,14 +24,18 @@ export type BasicAuthOptions = {
 // the same work as a wrong password (no user-name oracle by timing).
 const NO_ACCOUNT_HASH = "0".repeat(64);
 
-/** The account, with the throttle's check in the same batch (one round trip). */
+/**
+ * The account; under the throttle, the attempt is counted in the same batch
+ * (one round trip) and a client over its budget gets the `429` here, before
+ * any password is compared.
+ */
 async function lookUp(db: Db, name: string, login: ThrottledLogin | undefined): Promise<AccountCredentialRow | null> {
   if (!login) return runStep(selectActiveAccountCredential(db, name));
   const batch = new Batch(db);
-  const window = batch.add(login.check);
+  const attempt = login.count(batch);
   const account = batch.add(selectActiveAccountCredential(db, name));
   await batch.run();
-  login.enforce(window.value);
+  attempt.enforce();
   return account.value;
 }
 
@@ -69,12 +73,9 @@ export const basicAuth = (options: BasicAuthOptions) => {
       const account = await lookUp(c.var.db, credentials.username, login);
       const storedHash = account?.secret_sha256 ?? NO_ACCOUNT_HASH;
       const matches = await timingSafeEqual(storedHash, presentedHash);
-      if (!account || !matches) {
-        // Throws the 429 instead when this failure is past the budget.
-        await login?.recordFailure();
-        throw unauthorized("The user name or password is wrong.");
-      }
-      await login?.confirmSuccess();
+      // A failure stays counted; a success is not a failed login.
+      if (!account || !matches) throw unauthorized("The user name or password is wrong.");
+      await login?.forgive();
       principal = { name: account.name, role: account.role };
     } catch (error) {
       // A failed or throttled login forgets the client's remembered logins,

@@ -3,12 +3,28 @@ import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../env";
 import { ProblemError } from "../../http/problem";
 
-const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+/**
+ * `application/json`, with a charset parameter (if any) of `utf-8`: JSON
+ * between systems is UTF-8 (RFC 8259, section 8.1), and a body declared in
+ * another charset would be read as UTF-8 regardless. A parameter split by a
+ * `;` inside quotes is read as malformed, which refuses it too.
+ */
+function isUtf8Json(contentType: string): boolean {
+  const [mediaType = "", ...parameters] = contentType.split(";");
+  if (mediaType.trim().toLowerCase() !== "application/json") return false;
+  return parameters.every((parameter) => {
+    const [name = "", value = ""] = parameter.split(/=(.*)/s).map((part) => part.trim());
+    if (name.toLowerCase() !== "charset") return true;
+    const unquoted = /^"(.*)"$/s.exec(value)?.[1] ?? value;
+    return unquoted.toLowerCase() === "utf-8";
+  });
+}
 /** Methods whose requests carry a body that must be JSON. */
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /**
- * Refuses (`415`) a request body that is not declared `application/json`.
+ * Refuses (`415`) a request body that is not declared `application/json` in
+ * UTF-8.
  * Without it the validator would read a non-JSON body as `{}` and report
  * missing fields, which hides the real mistake.
  */
@@ -23,10 +39,10 @@ export const jsonBody = () => {
     if (
       reachesOperation &&
       BODY_METHODS.has(c.req.method) &&
-      !JSON_MEDIA_TYPE.test(c.req.header("content-type") ?? "")
+      !isUtf8Json(c.req.header("content-type") ?? "")
     ) {
       throw new ProblemError(415, {
-        detail: "The request body must be JSON, sent with Content-Type: application/json.",
+        detail: "The request body must be JSON in UTF-8, sent with Content-Type: application/json (a charset, if named, must be utf-8).",
         headers: { "Accept-Post": "application/json", "Accept-Patch": "application/json" },
       });
     }

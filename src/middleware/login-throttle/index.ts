@@ -2,14 +2,9 @@ import type { Context } from "hono";
 import ipaddr from "ipaddr.js";
 import type { AppEnv } from "../../env";
 import { loginFailurePolicy } from "../../accounts/login-failures";
-import {
-  countLoginFailure,
-  type LoginWindow,
-  selectLoginWindow,
-  selectLoginWindowAtPrimary,
-} from "../../accounts/statements";
+import { countLoginAttempt, forgiveLoginAttempt, type LoginWindow } from "../../accounts/statements";
 import { ProblemError } from "../../http/problem";
-import { runStep, type Step } from "../../platform/batch";
+import { Batch } from "../../platform/batch";
 import { settingsOf } from "../../settings";
 import { TtlCache } from "../../platform/ttl-cache";
 
@@ -21,22 +16,14 @@ export type ThrottledLogin = {
    * throttle is decided before the login memory.
    */
   throttledHere(): boolean;
-  /** Reads the client's current window; goes into the account lookup's batch. */
-  check: Step<LoginWindow | null>;
-  /** Throws the `429` when the check found the client over budget. */
-  enforce(window: LoginWindow | null): void;
   /**
-   * Counts a failed login of this client, atomically with reading the count:
-   * throws the `429` when this failure is past the budget (the caller answers
-   * `401` otherwise).
+   * Counts this attempt before its password is checked, in the account
+   * lookup's batch; after the batch has run, `enforce` throws the `429` when
+   * the attempt was over the budget (its password must not be checked).
    */
-  recordFailure(): Promise<void>;
-  /**
-   * Before a correct password is accepted: when the check saw failures of
-   * this client in its window (a burst may be under way), reads the window
-   * again and throws the `429` if the budget is spent by now. Free otherwise.
-   */
-  confirmSuccess(): Promise<void>;
+  count(batch: Batch): { enforce(): void };
+  /** Takes the counted attempt back once its password proved correct (one round trip). */
+  forgive(): Promise<void>;
 };
 
 /** Starts a throttled login for a request from `client` (a `clientKey`; see `loginThrottle`). */
@@ -82,46 +69,53 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
 /**
  * Failed-login throttling for the basic-auth middleware, counted in D1 per
  * client (see `clientKey`). Once a client has had `budget` failed logins in a
- * window (which starts at its first failure), every request with credentials
- * from it is answered `429` with `Retry-After` until the window has passed,
- * valid credentials included. Airtight under bursts: each failure is counted
- * and its count read in one atomic statement, and only a failure within the
- * budget gets its `401` verdict; a correct password from a client with
- * failures in its window is accepted only after a fresh read shows the
- * budget not spent. A client without failures pays only the check, which
- * travels in the account lookup's batch. The isolate also remembers whom it
- * answered `429` (`throttledHere`), so the basic-auth middleware can decide
- * the throttle before its memory of recent logins. Why D1 and not the Rate
- * Limiting binding: see docs/hardening.md.
+ * window (which starts at its first counted attempt), every request with
+ * credentials from it is answered `429` with `Retry-After` until the window
+ * has passed, valid credentials included. Airtight under bursts: every
+ * attempt is counted, and its count read, in one atomic statement before its
+ * password is checked, and only an attempt within the budget is checked; a
+ * correct password is then forgiven. So however many requests arrive at
+ * once, at most `budget` passwords are being checked or have failed in a
+ * window. The count travels in the account lookup's batch; a correct login
+ * costs one more round trip (the forgiveness), and the login memory spares
+ * repeated ones both. The isolate also remembers whom it answered `429`
+ * (`throttledHere`), so the basic-auth middleware can decide the throttle
+ * before its memory of recent logins. Why D1 and not the Rate Limiting
+ * binding: see docs/hardening.md.
  */
 export const loginThrottle = (): LoginThrottle => {
   return (c, key) => {
     // LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
     const policy = loginFailurePolicy(settingsOf(c.env));
-    const now = Date.now();
     const db = c.var.db;
-    const scope = (nowMs: number) => ({ clientKey: key, windowMs: policy.windowMs, nowMs });
-    const overBudget = (window: LoginWindow | null | undefined, limit: number) =>
-      window !== null && window !== undefined && window.failures > limit;
-    let suspect = false;
+    // The window this attempt was counted in, once it has been (what `forgive` takes it back from).
+    let window: LoginWindow | undefined;
     return {
       throttledHere() {
         const until = throttledClients.get(key);
         return until !== undefined && until > Date.now();
       },
-      check: selectLoginWindow(db, scope(now)),
-      enforce(window) {
-        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
-        suspect = window !== null;
+      count(batch) {
+        const [counting, reading] = countLoginAttempt(db, {
+          clientKey: key,
+          windowMs: policy.windowMs,
+          nowMs: Date.now(),
+          budget: policy.budget,
+        });
+        const counted = batch.add(counting);
+        const read = batch.add(reading);
+        return {
+          enforce() {
+            if (!counted.value) throw tooManyFailedLogins(key, read.value.retry_after_ms);
+            window = read.value;
+          },
+        };
       },
-      async recordFailure() {
-        const window = await runStep(countLoginFailure(db, scope(now)));
-        if (overBudget(window, policy.budget)) throw tooManyFailedLogins(key, window.retry_after_ms);
-      },
-      async confirmSuccess() {
-        if (!suspect) return;
-        const window = await runStep(selectLoginWindowAtPrimary(db, scope(Date.now())));
-        if (overBudget(window, policy.budget - 1)) throw tooManyFailedLogins(key, window!.retry_after_ms);
+      async forgive() {
+        if (!window) return;
+        const batch = new Batch(db);
+        for (const step of forgiveLoginAttempt(db, { clientKey: key, windowStart: window.window_start })) batch.add(step);
+        await batch.run();
       },
     };
   };
