@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Public. Says whether the database answers and has every migration this code needs applied. 503 when it does not answer (`Retry-After`), or with `/problems/schema-behind` when migrations are missing (the problem's `checks` member names them, as `checks` of a 200 would).
+         * @description Public. Says whether the database answers, has every migration this code needs applied, and whether the signing keys and money settings a sale needs are set. 503 when the database does not answer (`Retry-After`), with `/problems/schema-behind` when migrations are missing, or with `/problems/not-configured` when a secret or setting is (the problem's `checks` member says which, as `checks` of a 200 would).
          */
         get: operations["getHealth"];
         put?: never;
@@ -262,6 +262,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attendance of a day
+         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.
+         */
+        get: operations["getAttendanceSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets/{ticketId}/cancellation": {
         parameters: {
             query?: never;
@@ -282,20 +302,20 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admissions/summary": {
+    "/orders/{orderId}/cancellation": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Attendance of a day
-         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.
-         */
-        get: operations["getAttendanceSummary"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Cancel an order at the box office
+         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
+         */
+        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,26 +356,6 @@ export interface paths {
         get: operations["getOrder"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders/{orderId}/cancellation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel an order at the box office
-         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
-         */
-        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -501,6 +501,7 @@ export interface components {
                     status: "ok";
                 };
                 schema: components["schemas"]["HealthSchemaCheck"];
+                configuration: components["schemas"]["HealthConfigurationCheck"];
             };
         };
         HealthSchemaCheck: {
@@ -518,6 +519,17 @@ export interface components {
             applied: string | null;
             /** @description The migrations this code needs that are not applied, in order. */
             pending: string[];
+        };
+        HealthConfigurationCheck: {
+            /** @enum {string} */
+            status: "ok" | "incomplete";
+            /**
+             * @description What is missing or malformed, naming the setting or secret (never its value): tickets are not sold until it is set.
+             * @example [
+             *       "TICKET_SIGNING_KEY is not set: ticket QR codes cannot be signed."
+             *     ]
+             */
+            problems: string[];
         };
         Problem: {
             /** @example /problems/validation-error */
@@ -1079,18 +1091,6 @@ export interface components {
              */
             code: string;
         };
-        /** @description The ticket as cancelled now, and its refund. */
-        TicketCancellation: components["schemas"]["TicketStatus"] & {
-            refund: components["schemas"]["Refund"] & unknown;
-        };
-        /** @description A box-office cancellation; send `{}` when there is no reason to record. */
-        CancellationRequest: {
-            /**
-             * @description Why the ticket is given back (kept in the ticket's status). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
-             * @example Visitor ill
-             */
-            reason?: string;
-        };
         /** @description Tickets sold, admitted and cancelled for one date. */
         AttendanceSummary: {
             /**
@@ -1117,6 +1117,50 @@ export interface components {
                 admitted: number;
                 cancelled: number;
             }[];
+        };
+        /** @description The ticket as cancelled now, and its refund. */
+        TicketCancellation: components["schemas"]["TicketStatus"] & {
+            refund: components["schemas"]["Refund"] & unknown;
+        };
+        /** @description A box-office cancellation; send `{}` when there is no reason to record. */
+        CancellationRequest: {
+            /**
+             * @description Why the ticket is given back (kept in the ticket's status). One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example Visitor ill
+             */
+            reason?: string;
+        };
+        /** @description The order after its cancellation, and the refund of the tickets cancelled now. */
+        OrderCancellation: components["schemas"]["OrderStatus"] & {
+            refund: components["schemas"]["Refund"] & unknown;
+        };
+        /**
+         * Format: uuid
+         * @description Unique identifier of an order.
+         * @example 3f0c9a52-5a3b-4f7e-9d7b-1f1c2e9b6a10
+         */
+        OrderId: string;
+        /** @description An order and each of its tickets' status; never the buyer's contact details. */
+        OrderStatus: {
+            orderId: components["schemas"]["OrderId"];
+            /**
+             * Format: date-time
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            createdAt: string;
+            /**
+             * Format: float
+             * @description The sum of the tickets' prices as sold, in the museum's currency.
+             * @example 100
+             */
+            totalPrice: number;
+            /**
+             * @description ISO 4217 code of the museum's currency.
+             * @example USD
+             */
+            currency: string;
+            /** @description Each ticket's status, in the order of the lines; refunds show here. */
+            tickets: components["schemas"]["TicketStatus"][];
         };
         /** @description An order as sold: its tickets in the order of the lines. */
         Order: {
@@ -1159,12 +1203,6 @@ export interface components {
                 confirmationCode: string;
             }[];
         };
-        /**
-         * Format: uuid
-         * @description Unique identifier of an order.
-         * @example 3f0c9a52-5a3b-4f7e-9d7b-1f1c2e9b6a10
-         */
-        OrderId: string;
         OrderValidationProblem: components["schemas"]["Problem"] & {
             /**
              * @description The lowest refused line (0-based).
@@ -1215,32 +1253,6 @@ export interface components {
              * @example 10:30
              */
             entryTime?: string;
-        };
-        /** @description An order and each of its tickets' status; never the buyer's contact details. */
-        OrderStatus: {
-            orderId: components["schemas"]["OrderId"];
-            /**
-             * Format: date-time
-             * @example 2026-12-01T14:03:07.123Z
-             */
-            createdAt: string;
-            /**
-             * Format: float
-             * @description The sum of the tickets' prices as sold, in the museum's currency.
-             * @example 100
-             */
-            totalPrice: number;
-            /**
-             * @description ISO 4217 code of the museum's currency.
-             * @example USD
-             */
-            currency: string;
-            /** @description Each ticket's status, in the order of the lines; refunds show here. */
-            tickets: components["schemas"]["TicketStatus"][];
-        };
-        /** @description The order after its cancellation, and the refund of the tickets cancelled now. */
-        OrderCancellation: components["schemas"]["OrderStatus"] & {
-            refund: components["schemas"]["Refund"] & unknown;
         };
         /** @description A new subscription, with its secret (shown once). */
         CreatedWebhook: {
@@ -2961,6 +2973,83 @@ export interface operations {
             };
         };
     };
+    getAttendanceSummary: {
+        parameters: {
+            query?: {
+                /** @description The day counted (default: today, museum time zone). */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttendanceSummary"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     cancelTicket: {
         parameters: {
             query?: never;
@@ -3092,25 +3181,34 @@ export interface operations {
             };
         };
     };
-    getAttendanceSummary: {
+    cancelOrder: {
         parameters: {
-            query?: {
-                /** @description The day counted (default: today, museum time zone). */
-                date?: string;
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
             };
-            header?: never;
-            path?: never;
+            path: {
+                /** @description Unique identifier of an order. */
+                orderId: components["schemas"]["OrderId"];
+            };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancellationRequest"];
+            };
+        };
         responses: {
-            /** @description Success. */
+            /** @description Cancelled now. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AttendanceSummary"];
+                    "application/json": components["schemas"]["OrderCancellation"];
                 };
             };
             /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
@@ -3133,6 +3231,51 @@ export interface operations {
             };
             /** @description The account's role may not do this (`x-roles` lists the roles that may). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/nothing-to-cancel`: every ticket is cancelled, admitted or past; nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3349,137 +3492,6 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    cancelOrder: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
-                "idempotency-key"?: string;
-            };
-            path: {
-                /** @description Unique identifier of an order. */
-                orderId: components["schemas"]["OrderId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CancellationRequest"];
-            };
-        };
-        responses: {
-            /** @description Cancelled now. */
-            200: {
-                headers: {
-                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
-                    "Idempotent-Replayed"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrderCancellation"];
-                };
-            };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Credentials missing or wrong. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `/problems/nothing-to-cancel`: every ticket is cancelled, admitted or past; nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over 16 KiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json (UTF-8; another charset is refused). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Idempotency-Key was used before with a different body. */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };
