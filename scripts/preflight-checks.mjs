@@ -194,6 +194,27 @@ function checkLoopback(environment) {
   }];
 }
 
+/**
+ * The settings money depends on: the Worker refuses to sell (503) rather than
+ * charge a default when one is missing or malformed (src/settings.ts).
+ */
+const MONEY_VARS = {
+  GENERAL_TICKET_PRICE_CENTS: { pattern: /^\d{1,9}$/, max: 100_000_000, example: '"2500"', what: "whole cents, at most 100000000" },
+  CURRENCY: { pattern: /^[A-Z]{3}$/, example: '"USD"', what: "an ISO 4217 code" },
+};
+
+function checkMoney(environment) {
+  return Object.entries(MONEY_VARS).flatMap(([name, rule]) => {
+    const value = environment.config.vars?.[name];
+    const valid = typeof value === "string" && rule.pattern.test(value.trim()) && !(rule.max < Number(value));
+    if (valid) return [];
+    return [{
+      problem: `${name} in ${table(environment, "vars")} is ${value === undefined ? "missing" : "malformed"}: tickets would not be sold (503 not-configured)`,
+      fix: `set ${name} = ${rule.example} (${rule.what})`,
+    }];
+  });
+}
+
 /** A non-production environment that shares production's database or queues. */
 function checkSeparation(environment, production) {
   if (!production || environment === production) return [];
@@ -235,6 +256,7 @@ export function checkEnvironments(environments, facts) {
       ...checkSecrets(environment),
       ...checkCrons(environment),
       ...checkLoopback(environment),
+      ...checkMoney(environment),
       ...checkSeparation(environment, production),
     ].map((p) => ({ environment: environment.name, ...p })),
   );
