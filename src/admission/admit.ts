@@ -2,13 +2,15 @@
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
-import { Batch, type Db, runStep } from "../platform/batch";
+import sql from "sql-template-tag";
+import { Batch, type Db } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { minutesOf, timeOf } from "../hours/calendar";
 import { type SigningKeys, verifyTicketToken } from "../ticket-image";
 import type { Admission } from "./schemas";
 import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
-import { type AdmissionRow, admissionMade, recordAdmission, selectAdmission } from "../tickets/statements";
+import { markAdmitted, selectTicket, ticketAdmittable, type TicketRow } from "../tickets/statements";
+import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
 
 export type AdmissionContext = {
@@ -35,9 +37,9 @@ function invalidTicketCode(): ProblemError {
   });
 }
 
-/** The 201 answer of an admission on record. */
-function admissionOf(row: AdmissionRow): Admission {
-  return { admissionId: row.admission_id!, ...ticketFacts(row), admittedAt: row.admitted_at!, gate: row.gate! };
+/** The 201 answer of an admission on record, with its ticket. */
+function admissionOf(ticket: TicketRow, admission: AdmissionRecord): Admission {
+  return { admissionId: admission.admission_id, ...ticketFacts(ticket), admittedAt: ticket.admitted_at!, gate: admission.gate };
 }
 
 /**
@@ -53,21 +55,18 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
   if (!token) throw invalidTicketCode();
 
   const admissionId = crypto.randomUUID();
+  const admittedAt = context.now.toISOString();
+  const latestEntryTime = timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1));
   const batch = new Batch(db);
-  const [insertAdmission, markAdmitted, readBack] = recordAdmission(
-    db,
-    {
-      admissionId,
-      ticketId: token.ticketId,
-      today: context.today,
-      latestEntryTime: timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1)),
-      gate: context.gate,
-      admittedAt: context.now.toISOString(),
-    },
-    claim && claimHeld(claim),
+  batch.add(
+    insertAdmission(
+      db,
+      { admissionId, ticketId: token.ticketId, gate: context.gate, admittedAt },
+      ticketAdmittable(token.ticketId, context.today, latestEntryTime),
+      claim ? claimHeld(claim) : sql`1`,
+    ),
   );
-  batch.add(insertAdmission);
-  batch.add(markAdmitted);
+  batch.add(markAdmitted(db, token.ticketId, admittedAt, admissionMade(admissionId)));
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -75,20 +74,22 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       body: JSON.stringify({ admissionId }),
       written: admissionMade(admissionId),
     });
-  const outcome = batch.add(readBack);
+  const ticket = batch.add(selectTicket(db, token.ticketId, null));
+  const admission = batch.add(selectAdmissionOf(db, token.ticketId));
   await batch.run();
-  const row = outcome.value;
+  const row = ticket.value;
   // A genuine code for a ticket this database does not hold (it was signed
   // by another deployment sharing the key, or the data was reset) is not a
   // ticket of this museum either.
   if (!row) throw invalidTicketCode();
   if (held && !held.value) throw keyStillInProgress();
 
-  if (row.admission_id !== null && row.admission_id !== admissionId) {
-    throw alreadyAdmitted(row.ticket_id, row.admitted_at!, row.gate!);
+  const onRecord = admission.value;
+  if (onRecord !== null && onRecord.admission_id !== admissionId) {
+    throw alreadyAdmitted(row.ticket_id, row.admitted_at!, onRecord.gate);
   }
   if (row.cancelled_at !== null) throw ticketCancelled(row.ticket_id, row.cancelled_at);
-  if (row.admission_id === null && row.ticket_date === context.today && row.entry_time !== null) {
+  if (onRecord === null && row.ticket_date === context.today && row.entry_time !== null) {
     throw new ProblemError(422, {
       type: PROBLEM_TYPES.tooEarly,
       title: "Too early",
@@ -96,7 +97,7 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       extensions: { ticketId: row.ticket_id, entryTime: row.entry_time },
     });
   }
-  if (row.admission_id === null) {
+  if (onRecord === null) {
     throw new ProblemError(422, {
       type: PROBLEM_TYPES.notValidToday,
       title: "Not valid today",
@@ -104,7 +105,7 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
     });
   }
-  return admissionOf(row);
+  return admissionOf(row, onRecord);
 }
 
 /**
@@ -119,10 +120,13 @@ export async function admit(db: Db, code: string, context: AdmissionContext): Pr
     request: { code },
     run: (claim) => admitOnce(db, code, context, claim),
     replay: async ({ admissionId }) => {
-      const row = await runStep(selectAdmission(db, admissionId));
+      const batch = new Batch(db);
+      const ticket = batch.add(selectTicket(db, ticketOfAdmission(admissionId), null));
+      const admission = batch.add(selectAdmission(db, admissionId));
+      await batch.run();
       // The admission's row is never deleted: its key's answer is always there.
-      if (!row) throw new Error(`Admission ${admissionId} of a stored key is missing`);
-      return admissionOf(row);
+      if (!ticket.value || !admission.value) throw new Error(`Admission ${admissionId} of a stored key is missing`);
+      return admissionOf(ticket.value, admission.value);
     },
     now: context.now,
   });

@@ -1,4 +1,4 @@
-// The tickets feature's tables (tickets, admissions): every statement on
+// The tickets feature's tables (tickets, ticket_places): every statement on
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
@@ -170,8 +170,8 @@ const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
 const soldBy = (seller: string | null) => sql`(${seller} IS NULL OR t.sold_by = ${seller})`;
 
-/** A ticket sold by `seller` (null: by anyone), or null. */
-export function selectTicket(db: Db, ticketId: string, seller: string | null): Step<TicketRow | null> {
+/** The ticket `ticketId` (a value, or an SQL expression such as an admission's ticket) sold by `seller` (null: by anyone), or null. */
+export function selectTicket(db: Db, ticketId: string | Sql, seller: string | null): Step<TicketRow | null> {
   return step(
     db,
     sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.ticket_id = ${ticketId} AND ${soldBy(seller)}`,
@@ -246,75 +246,24 @@ export function selectCancelledBy(db: Db, cancellationId: string): Step<Cancelle
   );
 }
 
-/** A ticket as the admission batch finds it after its write: `admitted_at` is its admission's. */
-export type AdmissionRow = TicketRow & { admission_id: string | null; gate: string | null };
-
-export type AdmissionAttempt = {
-  admissionId: string;
-  ticketId: string;
-  today: IsoDate;
-  /** A timed ticket is admitted once the museum's time is `earliestEntry` before its entry time: the latest entry time admitted now (`HH:mm`). */
-  latestEntryTime: string;
-  gate: string;
-  admittedAt: string;
-};
-
 /**
- * The statements that admit a ticket and read back how things stand. The
- * insert applies only to a valid ticket dated `today`; UNIQUE (ticket_id)
- * with ON CONFLICT DO NOTHING makes it succeed once per ticket however many
- * gates try at the same moment. The ticket row follows, and the read tells
- * whether `admissionId` is the admission now on record (null: no such ticket).
- * `guard`, an SQL condition, must hold for the insert (an Idempotency-Key's claim).
+ * True while the ticket `ticketId` can be admitted now: valid, dated `today`,
+ * and (timed) its entry time no later than `latestEntryTime`.
  */
-export function recordAdmission(
-  db: Db,
-  attempt: AdmissionAttempt,
-  guard: Sql = sql`1`,
-): [Step<void>, Step<void>, Step<AdmissionRow | null>] {
-  return [
-    step(
-      db,
-      sql`INSERT INTO admissions (admission_id, ticket_id, admitted_at, gate)
-          SELECT ${attempt.admissionId}, t.ticket_id, ${attempt.admittedAt}, ${attempt.gate} FROM tickets t
-           WHERE t.ticket_id = ${attempt.ticketId} AND t.ticket_date = ${attempt.today}
-             AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
-             AND (t.entry_time IS NULL OR t.entry_time <= ${attempt.latestEntryTime})
-             AND ${guard}
-          ON CONFLICT (ticket_id) DO NOTHING`,
-      read.nothing,
-    ),
-    step(
-      db,
-      sql`UPDATE tickets SET admitted_at = ${attempt.admittedAt}
-           WHERE ticket_id = ${attempt.ticketId} AND admitted_at IS NULL
-             AND EXISTS (SELECT 1 FROM admissions WHERE admission_id = ${attempt.admissionId})`,
-      read.nothing,
-    ),
-    step(
-      db,
-      sql`SELECT ${TICKET_ROW}, a.admission_id, a.gate
-            FROM tickets t LEFT JOIN admissions a ON a.ticket_id = t.ticket_id
-           WHERE t.ticket_id = ${attempt.ticketId}`,
-      read.first<AdmissionRow>(),
-    ),
-  ];
+export function ticketAdmittable(ticketId: string, today: IsoDate, latestEntryTime: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets t
+                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today}
+                        AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
+                        AND (t.entry_time IS NULL OR t.entry_time <= ${latestEntryTime}))`;
 }
 
-/** An admission and its ticket as the admission recorded them, or null (for an admission's answer again). */
-export function selectAdmission(db: Db, admissionId: string): Step<AdmissionRow | null> {
+/** Marks the ticket admitted at `admittedAt` when `admitted` (an SQL condition: its admission is on record) holds. */
+export function markAdmitted(db: Db, ticketId: string, admittedAt: string, admitted: Sql): Step<void> {
   return step(
     db,
-    sql`SELECT ${TICKET_ROW}, a.admission_id, a.gate
-          FROM admissions a JOIN tickets t ON t.ticket_id = a.ticket_id
-         WHERE a.admission_id = ${admissionId}`,
-    read.first<AdmissionRow>(),
+    sql`UPDATE tickets SET admitted_at = ${admittedAt} WHERE ticket_id = ${ticketId} AND admitted_at IS NULL AND ${admitted}`,
+    read.nothing,
   );
-}
-
-/** True once the admission `admissionId` is on record. */
-export function admissionMade(admissionId: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM admissions WHERE admission_id = ${admissionId})`;
 }
 
 export type AttendanceRow = {

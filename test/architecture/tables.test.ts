@@ -15,7 +15,7 @@ const OWNER: Record<string, string> = {
   museum_weekly_hours: "hours/statements.ts",
   museum_hours_exceptions: "hours/statements.ts",
   tickets: "tickets/statements.ts",
-  admissions: "tickets/statements.ts",
+  admissions: "admission/statements.ts",
   ticket_places: "tickets/statements.ts",
   orders: "sales/statements.ts",
   batch_guards: "platform/batch.ts",
