@@ -144,12 +144,12 @@ function scenarioSection(results, checks) {
   return lines;
 }
 
-function pairSections(results) {
+function pairSections(results, on = "") {
   const lines = [];
   for (const pair of PAIRS) {
     const { rounds, medians } = pairRatios(results.pairs?.[pair.pass], pair);
     if (rounds.length === 0) continue;
-    lines.push("", `## ${pair.subject} against ${pair.baseline}${pair.where ?? ""}`, "", pair.method, "");
+    lines.push("", `## ${pair.subject} against ${pair.baseline}${pair.where ?? ""}${on}`, "", pair.method, "");
     lines.push(`| Round | p50 ms | Worker CPU ms | ${pair.measures.map((m) => `× (${MEASURES[m][0]})`).join(" | ")} |`, `|--:|--:|--:|${pair.measures.map(() => "--:|").join("")}`);
     for (const e of rounds) {
       lines.push(`| ${e.round} | ${f(e.baseline.p50)} → ${f(e.subject.p50)} | ${f(e.baseline.cpuMs.runtime)} → ${f(e.subject.cpuMs.runtime)} | ${pair.measures.map((m) => f(e.ratios[m])).join(" | ")} |`);
@@ -225,10 +225,49 @@ function renderSections(results) {
   return lines;
 }
 
+/**
+ * This checkout against the --against one, scenario by scenario: medians of
+ * each side's rounds, and the median of the rounds' ratios (this / before).
+ */
+function beforeSection(results) {
+  const before = results.before;
+  if (!before) return [];
+  const runs = (side) => [...side.scenarios.map((r) => ["wrangler dev", r]), ...Object.entries(side.pairs).flatMap(([pass, rs]) => rs.map((r) => [pass, r]))];
+  const key = (pass, r) => `${pass}\u0000${r.id}`;
+  const theirs = new Map();
+  for (const [pass, r] of runs(before)) theirs.set(`${key(pass, r)}\u0000${r.round}`, r);
+  const rows = new Map();
+  for (const [pass, r] of runs(results)) {
+    const other = theirs.get(`${key(pass, r)}\u0000${r.round}`);
+    if (!other) continue;
+    const row = rows.get(key(pass, r)) ?? { pass, title: r.title, pairs: [] };
+    row.pairs.push([other, r]);
+    rows.set(key(pass, r), row);
+  }
+  const isolateMs = (r) => (r.isolateSamples === undefined ? NaN : (r.isolateSamples * 0.1) / Math.max(1, r.requests));
+  const cell = (row, of) => {
+    const b = median(row.pairs.map(([x]) => of(x)));
+    const a = median(row.pairs.map(([, y]) => of(y)));
+    return `${f(b)} | ${f(a)} | ${f(median(row.pairs.map(([x, y]) => of(y) / of(x))))}×`;
+  };
+  return [
+    "",
+    `## This checkout against ${before.label}`,
+    "",
+    "Each scenario on both, in turn, the order swapped every round; medians of the rounds, and the median of the rounds' ratios (this / before). " +
+      "*Worker CPU*: the workerd process per request; *isolate*: the Worker's isolate under V8's profiler (100 µs samples), where profiled.",
+    "",
+    "| Pass | Scenario | Rounds | p50 ms before | this | × | Worker CPU ms before | this | × | isolate ms before | this | × |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ...[...rows.values()].map((row) => `| ${row.pass} | ${row.title} | ${row.pairs.length} | ${cell(row, (r) => r.p50)} | ${cell(row, (r) => r.cpuMs.runtime)} | ${cell(row, isolateMs)} |`),
+    ...pairSections(before, ` (${before.label})`),
+  ];
+}
+
 /** All failed requests of the run. */
 function failedRequests(results) {
   const runs = [...results.scenarios, ...Object.values(results.pairs ?? {}).flat(), ...Object.values(results.distance ?? {}).flat()];
-  return runs.reduce((n, r) => n + r.failures, 0);
+  return runs.reduce((n, r) => n + r.failures, 0) + (results.before ? failedRequests(results.before) : 0);
 }
 
 export function renderMarkdown(results) {
@@ -239,6 +278,7 @@ export function renderMarkdown(results) {
     ...(results.failure ? ["", `**The run failed** in ${results.failure.phase}: ${results.failure.message}. What was measured before is below.`] : []),
     ...scenarioSection(results, checks),
     ...pairSections(results),
+    ...beforeSection(results),
     ...distanceSection(results),
     ...renderSections(results),
     ...(results.queryPlan ? ["", "## The year list's query plan (100,000 events)", "", "```", ...results.queryPlan, "```"] : []),

@@ -26,17 +26,20 @@ import { capacityDays, dayPlaces, explainQueryPlan, nextOpenDay, seedDatabase } 
 import { DirectMiniflare, WranglerDev, machineBusySeconds, writeConfigWithoutQueueConsumers } from "./servers.mjs";
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--only id,id] [--duration S] [--connections N] [--d1-rtt MS]
-                        [--against DIR] [--out FILE] [--wait-quiet]]
+                        [--rounds N] [--against DIR] [--out FILE] [--wait-quiet]]
   --smoke        a few seconds per scenario, small seeds; the table goes to $TMPDIR; fails only
                  on errors or unexpected statuses, never on timings
   --only         these scenarios (render-cost: the render phases): ${SCENARIOS.map((s) => s.id).join(", ")}, render-cost
   --d1-rtt MS    the hot paths again with every D1 round trip delayed by 0 and by MS (default 25; 0 skips)
-  --against DIR  another checkout with its node_modules: the render phases' "before"
+  --rounds N     rounds of each alternating pair (default 20; the order pairs 10)
+  --against DIR  another checkout with its node_modules: the "before" of the render phases and of
+                 every scenario but the distance passes', served beside this checkout's, the two
+                 alternating scenario by scenario (A B, then B A the next round)
   --out FILE     default bench/results/latest.md
 The CPU meter reads /proc: Linux only.`;
 
 const OPTIONS = Object.fromEntries(
-  ["smoke", "wait-quiet", "help"].map((k) => [k, { type: "boolean" }]).concat(["d1-rtt", "only", "duration", "connections", "out", "against"].map((k) => [k, { type: "string" }])),
+  ["smoke", "wait-quiet", "help"].map((k) => [k, { type: "boolean" }]).concat(["d1-rtt", "only", "duration", "connections", "out", "against", "rounds"].map((k) => [k, { type: "string" }])),
 );
 
 /** The run's settings from its arguments. */
@@ -66,9 +69,9 @@ function settings(args) {
     admissions: smoke ? 10 : 150,
     eventCreates: smoke ? 20 : 400,
     largeEvents: smoke ? 2_000 : 100_000,
-    pairRounds: smoke ? 1 : 20,
+    pairRounds: num("rounds", smoke ? 1 : 20),
     pairSales: smoke ? 20 : 300,
-    orderPairRounds: smoke ? 1 : 10,
+    orderPairRounds: num("rounds", smoke ? 1 : 10),
     orderPairSales: smoke ? 10 : 100,
     fullDayTickets: 10_000,
     render: smoke ? { renders: 5, warmups: 5, rounds: 1, freshRenders: 12, sales: 5, pairs: 5 } : { renders: 40, warmups: 40, rounds: 3, freshRenders: 60, sales: 40, pairs: 40 },
@@ -182,47 +185,79 @@ function serverPasses(cfg, scenarios) {
 /** Bench-only: webhook subscriptions may point at loopback. */
 const BENCH_VARS = { WEBHOOK_ALLOW_LOOPBACK: "true" };
 
+/** A pass's server for one side (this checkout, or the --against one). */
+function serverFor(pass, setup, side) {
+  const persistTo = join(setup.work, `${side.prefix}d1-${pass.db}`);
+  if (pass.direct) {
+    const config = writeConfigWithoutQueueConsumers(side.dir, join(setup.work, `${side.prefix}no-consumer.toml`));
+    return new DirectMiniflare({ script: side.script, persistTo, secrets: setup.secrets, vars: { ...BENCH_VARS, ...pass.vars }, config, inspect: pass.profile });
+  }
+  // wrangler dev serves the script with this checkout's wrangler.toml: the before's must be the same.
+  if (side.prefix && readFileSync(join(side.dir, "wrangler.toml"), "utf8") !== readFileSync(join(ROOT, "wrangler.toml"), "utf8")) {
+    throw new Error(`${side.label}: its wrangler.toml differs from this checkout's; wrangler dev would serve it with this one's`);
+  }
+  return new WranglerDev({ script: pass.distance === undefined ? side.script : setup.distanceScript, persistTo, envFile: setup.envFile, vars: { ...BENCH_VARS, ...(pass.distance === undefined ? {} : { BENCH_D1_RTT_MS: String(pass.distance) }) } });
+}
+
+/** What a side's scenarios need of its database and server. */
+async function contextFor(pass, setup, side, server) {
+  const db = side.dbs[pass.db];
+  const ctx = {
+    days: capacityDays(setup.today, pass.rounds ?? 1),
+    auth: basicAuthorization(db.account.name, db.account.secret),
+    gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
+    today: setup.today,
+    saleDate: nextOpenDay(addDays(setup.today, 1)),
+    eventIds: db.eventIds,
+    runId: randomBytes(4).toString("hex"),
+    cached: db.ticketIds[0],
+  };
+  if (db.ticketIds.length > 0) ctx.etag = (await probe(server.base, { method: "GET", path: `/v1.1/tickets/${ctx.cached}/qr`, headers: { Authorization: ctx.auth } }, [200])).headers.get("etag");
+  return ctx;
+}
+
+/**
+ * One pass on each side (the distance passes: this checkout only), the
+ * servers side by side; each scenario runs on both in turn, the order
+ * swapped every round, so the machine's changing load falls on both alike.
+ */
 async function runPass(pass, setup, results) {
-  const { cfg, work } = setup;
-  const persistTo = join(work, `d1-${pass.db}`);
-  const server = pass.direct
-    ? new DirectMiniflare({ script: setup.script, persistTo, secrets: setup.secrets, vars: { ...BENCH_VARS, ...pass.vars }, config: writeConfigWithoutQueueConsumers(ROOT, join(work, "no-consumer.toml")), inspect: pass.profile })
-    : new WranglerDev({ script: pass.distance === undefined ? setup.script : setup.distanceScript, persistTo, envFile: setup.envFile, vars: { ...BENCH_VARS, ...(pass.distance === undefined ? {} : { BENCH_D1_RTT_MS: String(pass.distance) }) } });
-  setup.running.add(server);
-  log(`==> ${pass.name}: starting the server`);
-  await server.start();
+  const { cfg } = setup;
+  const sides = pass.distance === undefined ? setup.sides : setup.sides.slice(0, 1);
+  const running = [];
   try {
-    const db = setup.dbs[pass.db];
-    const ctx = {
-      days: capacityDays(setup.today, pass.rounds ?? 1),
-      auth: basicAuthorization(db.account.name, db.account.secret),
-      gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
-      today: setup.today,
-      saleDate: nextOpenDay(addDays(setup.today, 1)),
-      eventIds: db.eventIds,
-      runId: randomBytes(4).toString("hex"),
-      cached: db.ticketIds[0],
-    };
-    if (db.ticketIds.length > 0) ctx.etag = (await probe(server.base, { method: "GET", path: `/v1.1/tickets/${ctx.cached}/qr`, headers: { Authorization: ctx.auth } }, [200])).headers.get("etag");
-    const into = pass.distance !== undefined ? ((results.distance ??= {})[pass.distance] = []) : pass.direct ? (results.pairs[pass.name] = []) : results.scenarios;
+    for (const side of sides) {
+      const server = serverFor(pass, setup, side);
+      setup.running.add(server);
+      log(`==> ${pass.name}: starting the server (${side.label})`);
+      await server.start();
+      const into = pass.distance !== undefined ? ((side.results.distance ??= {})[pass.distance] = []) : pass.direct ? (side.results.pairs[pass.name] = []) : side.results.scenarios;
+      running.push({ side, server, into, ctx: await contextFor(pass, setup, side, server) });
+    }
     const scenarioCfg = { ...cfg, connections: pass.connections ?? cfg.connections, duration: pass.duration ?? cfg.duration, rate: pass.rate };
     const rounds = pass.rounds ?? 1;
     for (let round = 1; round <= rounds; round += 1) {
-      for (const scenario of round % 2 === 1 ? pass.list : [...pass.list].reverse()) {
-        log(`==> ${scenario.id} (${pass.name}${rounds > 1 ? `, round ${round} of ${rounds}` : ""}): ${scenario.title}`);
-        const count = scenario.mode === "amount" ? 1 + scenario.warmup + scenario.amount(scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
-        const env = { base: server.base, ctx, count };
-        await scenario.prepare?.(env);
-        const r = await runScenario(server, scenario, ctx, scenarioCfg);
-        if (pass.distance !== undefined) r.roundTrips = await measureRoundTrips(server.base, scenario, ctx);
-        await scenario.cleanup?.(env);
-        into.push({ ...r, round });
-        log(`    ${r.requests} requests, p50 ${r.p50.toFixed(2)} ms, failures ${r.failures}, Worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`);
+      const inOrder = round % 2 === 1;
+      for (const scenario of inOrder ? pass.list : [...pass.list].reverse()) {
+        for (const { side, server, into, ctx } of inOrder ? running : [...running].reverse()) {
+          const on = running.length > 1 ? `, ${side.label}` : "";
+          log(`==> ${scenario.id} (${pass.name}${rounds > 1 ? `, round ${round} of ${rounds}` : ""}${on}): ${scenario.title}`);
+          const count = scenario.mode === "amount" ? 1 + scenario.warmup + scenario.amount(scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
+          const env = { base: server.base, ctx, count };
+          await scenario.prepare?.(env);
+          const r = await runScenario(server, scenario, ctx, scenarioCfg);
+          if (pass.distance !== undefined) r.roundTrips = await measureRoundTrips(server.base, scenario, ctx);
+          await scenario.cleanup?.(env);
+          into.push({ ...r, round });
+          log(`    ${r.requests} requests, p50 ${r.p50.toFixed(2)} ms, failures ${r.failures}, Worker CPU ${r.cpuMs.runtime.toFixed(2)} ms/req`);
+        }
       }
     }
   } finally {
-    setup.running.delete(server);
-    await server.stop();
+    for (const { server } of running) {
+      setup.running.delete(server);
+      await server.stop();
+    }
   }
 }
 
@@ -232,22 +267,27 @@ async function prepareDatabases(cfg, passes, setup, results) {
   setup.secrets = throwawaySecrets();
   setup.envFile = join(setup.work, "bench.env");
   writeFileSync(setup.envFile, Object.entries(setup.secrets).map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
-  const needs = (db) => passes.some((p) => p.db === db);
-  const seed = (db, options) => (setup.dbs[db] = seedDatabase({ persistTo: join(setup.work, `d1-${db}`), today: setup.today, ...options }));
-  setup.dbs = {};
-  if (needs("small")) seed("small", { events: 100, tickets: 1 });
-  if (needs("large")) {
-    log(`==> seeding ${cfg.largeEvents.toLocaleString("en")} events`);
-    seed("large", { events: cfg.largeEvents, tickets: 0 });
-    const query = statements().events.eventsInWindowQuery({ startDate: setup.today, endDate: addDays(setup.today, 365), limit: 11, offset: 0 });
-    results.queryPlan = explainQueryPlan(join(setup.work, "d1-large"), query);
-  }
-  if (needs("capacity")) {
-    const { full } = capacityDays(setup.today, cfg.pairRounds);
-    seed("capacity", { events: 100, tickets: 0, dayTickets: { date: full, count: cfg.fullDayTickets } });
-    // The sale's guard reads the counter: the full day is full only if the triggers counted every row.
-    const places = dayPlaces(join(setup.work, "d1-capacity"), full);
-    if (places.counter !== cfg.fullDayTickets || places.tickets !== cfg.fullDayTickets) throw new Error(`the full day holds ${places.tickets} tickets, its counter says ${places.counter}`);
+  for (const side of setup.sides) {
+    // The before serves no distance pass.
+    const needs = (db) => passes.some((p) => p.db === db && (side === setup.sides[0] || p.distance === undefined));
+    const seed = (db, options) => (side.dbs[db] = seedDatabase({ checkout: side.dir, persistTo: join(setup.work, `${side.prefix}d1-${db}`), today: setup.today, ...options }));
+    side.dbs = {};
+    if (needs("small")) seed("small", { events: 100, tickets: 1 });
+    if (needs("large")) {
+      log(`==> seeding ${cfg.largeEvents.toLocaleString("en")} events (${side.label})`);
+      seed("large", { events: cfg.largeEvents, tickets: 0 });
+      if (side === setup.sides[0]) {
+        const query = statements().events.eventsInWindowQuery({ startDate: setup.today, endDate: addDays(setup.today, 365), limit: 11, offset: 0 });
+        results.queryPlan = explainQueryPlan(join(setup.work, "d1-large"), query);
+      }
+    }
+    if (needs("capacity")) {
+      const { full } = capacityDays(setup.today, cfg.pairRounds);
+      seed("capacity", { events: 100, tickets: 0, dayTickets: { date: full, count: cfg.fullDayTickets } });
+      // The sale's guard reads the counter: the full day is full only if the triggers counted every row.
+      const places = dayPlaces(join(setup.work, `${side.prefix}d1-capacity`), full);
+      if (places.counter !== cfg.fullDayTickets || places.tickets !== cfg.fullDayTickets) throw new Error(`${side.label}: the full day holds ${places.tickets} tickets, its counter says ${places.counter}`);
+    }
   }
 }
 
@@ -273,19 +313,24 @@ async function main(argv) {
     pairs: {},
   };
   const setup = { cfg, work: mkdtempSync(join(tmpdir(), "museum-bench-")), running: new Set() };
+  const checkouts = [{ label: "this checkout", dir: ROOT }, ...(cfg.against ? [{ label: `before (${basename(cfg.against)})`, dir: cfg.against }] : [])];
+  setup.sides = [
+    { ...checkouts[0], prefix: "", results },
+    ...(cfg.against && passes.some((p) => p.distance === undefined) ? [{ ...checkouts[1], prefix: "before-", results: (results.before = { label: checkouts[1].label, scenarios: [], pairs: {} }) }] : []),
+  ];
   const stopAll = async () => {
     for (const server of setup.running) await server.stop().catch((error) => log(`could not stop a server: ${error.message}`));
     rmSync(setup.work, { recursive: true, force: true });
   };
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => void stopAll().then(() => process.exit(130)));
-  const checkouts = [{ label: "this checkout", dir: ROOT }, ...(cfg.against ? [{ label: `before (${basename(cfg.against)})`, dir: cfg.against }] : [])];
   try {
     await runPhases(
       [
         ["build", () => {
           log("==> building the Worker (wrangler deploy --dry-run)");
           results.bundle = buildWorker(ROOT, join(setup.work, "dist"));
-          setup.script = results.bundle.script;
+          setup.script = setup.sides[0].script = results.bundle.script;
+          for (const side of setup.sides.slice(1)) side.script = buildWorker(side.dir, join(setup.work, `${side.prefix}dist`)).script;
           if (passes.some((p) => p.distance !== undefined)) setup.distanceScript = buildDistanceWorker(ROOT, dirname(setup.script), join(setup.work, "dist-distance"));
         }],
         ["seeding", () => prepareDatabases(cfg, passes, setup, results)],
