@@ -156,6 +156,8 @@ async function checkAndWrite<Answer>(
     request.addressing,
   );
   if (refused) throw refused;
+  // Every line passed its checks: each has its price (and its event's name).
+  const priced = checks.flatMap((check) => (check.kind === "ok" ? [check] : []));
 
   const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
   const ticketIds = lines.map(() => crypto.randomUUID());
@@ -163,8 +165,7 @@ async function checkAndWrite<Answer>(
     const sale: Sale = {
       ...(orderId ? { orderId } : {}),
       tickets: lines.map((line, i) => {
-        const check = checks[i]!;
-        if (check.kind !== "ok") throw new Error("unreachable: refused lines were answered above");
+        const check = priced[i]!;
         return {
           ticketId: ticketIds[i]!,
           ticketType: line.ticketType,
