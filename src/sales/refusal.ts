@@ -73,10 +73,9 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
       const entryTime = line.ticketType === "general" ? line.entryTime : undefined;
       return fieldProblem("entryTime", `The ${entryTime} slot has ended; choose a later one (see GET /availability).`);
     }
-    case "day-room": {
-      const general = generalAvailability(state, now);
-      return soldOut(Math.max(0, (plan?.capacity ?? 0) - state.places.day), general.entrySlots ? [] : undefined);
-    }
+    case "day-room":
+      // On a timed day only the daily limit is short: no slot to offer instead.
+      return soldOut(Math.max(0, (plan?.capacity ?? 0) - state.places.day), plan?.entrySlotMinutes === undefined ? undefined : []);
     case "slot-room": {
       const entryTime = line.ticketType === "general" ? line.entryTime! : "";
       const slotsNow = generalAvailability(state, now).entrySlots ?? [];
