@@ -2,6 +2,7 @@
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
+import { defaultCategoryId } from "../categories/statements";
 import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
@@ -20,7 +21,7 @@ export type NewTicket = TicketLine & {
   order?: { orderId: string; line: number };
 };
 
-const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time, order_id, order_line)`;
+const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time, order_id, order_line, category)`;
 
 /** Where places are counted: a day's general tickets, an entry slot's, an event date's. */
 export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
@@ -44,7 +45,7 @@ export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requi
                ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
                ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
                ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
-               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}
+               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${defaultCategoryId}
           FROM ${sale.from}
          WHERE ${sale.requires}`,
     (result) => read.changes(result) > 0,
@@ -83,7 +84,7 @@ export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
         SELECT value ->> 'ticketId', value ->> 'ticketType', value ->> 'ticketDate', value ->> 'eventId',
                value ->> 'confirmationCode', value ->> 'email', value ->> 'phone', value ->> 'priceCents',
-               value ->> 'soldBy', value ->> 'entryTime', NULL, NULL
+               value ->> 'soldBy', value ->> 'entryTime', NULL, NULL, ${defaultCategoryId}
           FROM json_each(${rows})`,
     read.changes,
   );

@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
+  // Ticket categories and their prices: what a sale prices a line by.
+  "categories": ["platform"],
   // A closure's batch carries the tickets' part (tickets/follow.ts).
   "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
   // The ticket itself (its row, status, places and what schedule changes do
@@ -41,6 +43,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   "tickets": [
     "env.ts", "settings.ts", "platform", "http", "middleware",
     "hours/statements.ts", "events/statements.ts", "events/schemas.ts", "ticket-image/index.ts",
+    "categories/statements.ts",
   ],
   // Sales (tickets, orders, availability) write tickets through the tickets'
   // builders, under the sale's conditions; the image is pre-rendered after a sale.

@@ -14,6 +14,7 @@ const OWNER: Record<string, string> = {
   special_event_dates: "events/statements.ts",
   museum_weekly_hours: "hours/statements.ts",
   museum_hours_exceptions: "hours/statements.ts",
+  ticket_categories: "categories/statements.ts",
   tickets: "tickets/statements.ts",
   admissions: "admission/statements.ts",
   ticket_places: "tickets/statements.ts",
