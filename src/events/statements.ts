@@ -172,16 +172,24 @@ export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
   );
 }
 
-/** The active events that take place on `date`, by name: for the day's availability. */
-export function selectEventsOn(db: Db, date: IsoDate): Step<{ event_id: string; name: string; capacity: number | null }[]> {
-  return step(
-    db,
-    sql`SELECT e.event_id, e.name, e.capacity
-          FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
-         WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
-         ORDER BY e.name, e.event_id`,
-    read.rows(),
-  );
+/** An active event of a day, as `eventsOn` lists it. */
+export type EventOfDay = { eventId: string; name: string; capacity: number | null };
+
+/**
+ * The active events that take place on `date` (an SQL expression), by name,
+ * as one JSON array of `EventOfDay`: for a read of a day's, or many days', availability.
+ */
+export function eventsOn(date: Sql): Sql {
+  return sql`(SELECT json_group_array(json_object('eventId', event_id, 'name', name, 'capacity', capacity))
+      FROM (SELECT e.event_id, e.name, e.capacity
+              FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
+             WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
+             ORDER BY e.name, e.event_id))`;
+}
+
+/** The events of `eventsOn` (its JSON). */
+export function parseEventsOn(json: string): EventOfDay[] {
+  return JSON.parse(json) as EventOfDay[];
 }
 
 export type EventWindow = {

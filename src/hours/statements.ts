@@ -145,6 +145,19 @@ export function weekDecides(date: Sql): Sql {
   return sql`NOT EXISTS (SELECT 1 FROM museum_hours_exceptions x WHERE x.date = ${date})`;
 }
 
+/** A plan as `dayPlanOn` gives it (JSON, NULL: closed), read as a row is: limits that are not set left out. */
+export function parsePlan(json: string | null): DayPlan | null {
+  if (json === null) return null;
+  const plan = JSON.parse(json) as { [K in keyof DayPlan]-?: DayPlan[K] | null };
+  return toPlan({
+    time_open: plan.timeOpen,
+    time_close: plan.timeClose,
+    capacity: plan.capacity,
+    entry_slot_minutes: plan.entrySlotMinutes,
+    slot_capacity: plan.slotCapacity,
+  });
+}
+
 /** A plan (JSON, as `dayPlanOn` gives it) as bound JSON, or NULL for a closed day. */
 export function planValue(plan: DayPlan | null): Sql {
   return sql`${plan === null ? null : JSON.stringify(plan)}`;

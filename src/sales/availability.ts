@@ -1,47 +1,45 @@
-// What is left to sell on a day (docs/capacity.md): read in one round trip,
-// for kiosks (GET /availability) and for a refused sale's answer.
-import { selectEventsOn } from "../events/statements";
-import { type Calendar, type DayPlan, hoursOn, minutesOf, PUBLISHED_DAYS_AHEAD, slotEnd, slotStarts } from "../hours/calendar";
-import { selectExceptions, selectWeeklySchedule } from "../hours/statements";
-import { Batch, type Db } from "../platform/batch";
+// What is left to sell on a day, or on each day of a range (docs/capacity.md):
+// read in one round trip, for kiosks (GET /availability), web shops
+// (GET /availability/calendar) and a refused sale's answer. Every day is read
+// by the one statement and computed by the one function, whatever the range.
+import sql, { raw } from "sql-template-tag";
+import { type EventOfDay, eventsOn, parseEventsOn } from "../events/statements";
+import { type DayPlan, minutesOf, PUBLISHED_DAYS_AHEAD, slotEnd, slotStarts } from "../hours/calendar";
+import { dayPlanOn, parsePlan } from "../hours/statements";
+import { type Batch, type Db, read, runStep, type Step, step } from "../platform/batch";
 import { validationProblem } from "../http/errors";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
-import type { Availability } from "./schemas";
-import { type PlacesTaken, selectPlacesTaken } from "../tickets/statements";
+import type { Availability, AvailabilityCalendar, SaleStatus } from "./schemas";
+import { parsePlacesTaken, type PlacesTaken, placesTakenOn } from "../tickets/statements";
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 
 /** What the sale rules need to know of a day: its plan, the places taken, its active events. */
-export type DayState = {
-  date: IsoDate;
-  plan: DayPlan | null;
-  places: PlacesTaken;
-  events: { eventId: string; name: string; capacity: number | null }[];
-};
+export type DayState = { date: IsoDate; plan: DayPlan | null; places: PlacesTaken; events: EventOfDay[] };
 
-/** Adds the reads of a day's plan, places taken and active events to a batch; the state, once it has run. */
-export function addDayStateReads(batch: Batch, date: IsoDate): () => DayState {
-  const weekly = batch.add(selectWeeklySchedule(batch.db));
-  const exceptions = batch.add(selectExceptions(batch.db, date, date));
-  const places = batch.add(selectPlacesTaken(batch.db, date));
-  const events = batch.add(selectEventsOn(batch.db, date));
-  return () => {
-    const calendar: Calendar = { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
-    return {
-      date,
-      plan: hoursOn(calendar, date),
-      places: places.value,
-      events: events.value.map((e) => ({ eventId: e.event_id, name: e.name, capacity: e.capacity })),
-    };
-  };
+const DAY = raw("days.day");
+
+/** The state of each date in [from, to], in order: one statement, however long the range. */
+function selectDayStates(db: Db, from: IsoDate, to: IsoDate): Step<DayState[]> {
+  return step(
+    db,
+    sql`WITH RECURSIVE days(day) AS (SELECT ${from} UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < ${to})
+        SELECT day, ${dayPlanOn(DAY)} AS plan, ${placesTakenOn(DAY)} AS places, ${eventsOn(DAY)} AS events
+          FROM days ORDER BY day`,
+    (result) =>
+      read.rows<{ day: IsoDate; plan: string | null; places: string; events: string }>()(result).map((row) => ({
+        date: row.day,
+        plan: parsePlan(row.plan),
+        places: parsePlacesTaken(row.places),
+        events: parseEventsOn(row.events),
+      })),
+  );
 }
 
-/** A day's plan, places taken and active events, in one round trip. */
-async function readDayState(db: Db, date: IsoDate): Promise<DayState> {
-  const batch = new Batch(db);
-  const state = addDayStateReads(batch, date);
-  await batch.run();
-  return state();
+/** Adds the read of a day's state to a batch; the state, once it has run. */
+export function addDayStateRead(batch: Batch, date: IsoDate): () => DayState {
+  const states = batch.add(selectDayStates(batch.db, date, date));
+  return () => states.value[0]!;
 }
 
 /** True while general tickets for `date` are still sold: the day is open and, for today, not yet closed. */
@@ -87,6 +85,7 @@ function availabilityOf(state: DayState, now: MuseumNow): Availability {
   };
 }
 
+
 /**
  * Up to five slot starts with room for `wanted` tickets, nearest to
  * `requested` first (the earlier of two equally near): what a kiosk can offer instead.
@@ -101,11 +100,89 @@ export function nearestSlotsWithRoom(slots: EntrySlot[], requested: string, want
     .map((slot) => slot.entryTime);
 }
 
+/** The last day tickets are sold. */
+const lastSaleDay = (now: MuseumNow) => addDays(now.today, PUBLISHED_DAYS_AHEAD);
+
+/** The problem of a date outside today … the last day tickets are sold, or null. */
+function outsideSales(path: string, date: IsoDate, now: MuseumNow) {
+  return date < now.today || date > lastSaleDay(now) ? { path, message: `Must be from ${now.today} to ${lastSaleDay(now)}.` } : null;
+}
+
 /** A day's availability (`date` today or later, within the year tickets are sold), in one round trip. */
 export async function availabilityOn(db: Db, date: IsoDate, now: MuseumNow): Promise<Availability> {
-  const lastDay = addDays(now.today, PUBLISHED_DAYS_AHEAD);
-  if (date < now.today || date > lastDay) {
-    throw validationProblem([{ path: "query.date", message: `Must be from ${now.today} to ${lastDay}.` }]);
+  const outside = outsideSales("query.date", date, now);
+  if (outside) throw validationProblem([outside]);
+  const [state] = await runStep(selectDayStates(db, date, date));
+  return availabilityOf(state!, now);
+}
+
+/** The most days after `startDate` a calendar's `endDate` may be (62 days in all: two months). */
+const CALENDAR_MAX_SPAN = 61;
+/** The days after `startDate` a calendar shows when no `endDate` is given (a month). */
+const CALENDAR_DEFAULT_SPAN = 30;
+
+/** A calendar's range from its query: the defaults filled in; 400 naming each field that breaks a rule. */
+function calendarRange(query: { startDate?: IsoDate; endDate?: IsoDate }, now: MuseumNow): { from: IsoDate; to: IsoDate } {
+  const from = query.startDate ?? now.today;
+  const monthAfter = addDays(from, CALENDAR_DEFAULT_SPAN);
+  const to = query.endDate ?? (monthAfter < lastSaleDay(now) ? monthAfter : lastSaleDay(now));
+  const errors = [outsideSales("query.startDate", from, now), query.endDate === undefined ? null : outsideSales("query.endDate", to, now)];
+  if (!errors.some(Boolean)) {
+    if (to < from) errors.push({ path: "query.endDate", message: `Must not be before startDate (${from}).` });
+    else if (to > addDays(from, CALENDAR_MAX_SPAN)) {
+      errors.push({ path: "query.endDate", message: `Must be at most ${CALENDAR_MAX_SPAN} days after startDate (${addDays(from, CALENDAR_MAX_SPAN)}).` });
+    }
   }
-  return availabilityOf(await readDayState(db, date), now);
+  const problems = errors.filter((error) => error !== null);
+  if (problems.length > 0) throw validationProblem(problems);
+  return { from, to };
+}
+
+/**
+ * A product's status on a day: `closed` off sale, `sold-out` with nothing
+ * left, `limited` with less than half left of what it can sell that day
+ * (`sellable`, null: no limit), `available` otherwise.
+ */
+function saleStatus(onSale: boolean, available: number | null, sellable: number | null): SaleStatus {
+  if (!onSale) return "closed";
+  if (available === 0) return "sold-out";
+  if (available !== null && sellable !== null && available * 2 < sellable) return "limited";
+  return "available";
+}
+
+/** A day's status: the best of its products' (`available` over `limited` over `sold-out` over `closed`). */
+const DAY_STATUSES: readonly SaleStatus[] = ["available", "limited", "sold-out", "closed"];
+
+/** A day of the calendar: its availability (what GET /availability answers) with each product's status. */
+function calendarDayOf(state: DayState, now: MuseumNow): AvailabilityCalendar["days"][number] {
+  const { date, general, events } = availabilityOf(state, now);
+  // On a timed day without a daily capacity, the day sells what its slots hold.
+  const sellable = general.capacity ?? general.entrySlots?.reduce((sum, slot) => sum + slot.capacity, 0) ?? null;
+  const generalStatus = saleStatus(generalSalesOpen(state.plan, date, now), general.available, sellable);
+  // An event's tickets are sold all day of its date, the museum open or not (`stillOnSale`).
+  const eventDays = events.map(({ eventId, name, capacity, available }) => ({
+    eventId,
+    name,
+    status: saleStatus(true, available, capacity),
+    capacity,
+    available,
+  }));
+  const statuses = [generalStatus, ...eventDays.map((event) => event.status)];
+  return {
+    date,
+    status: DAY_STATUSES.find((status) => statuses.includes(status))!,
+    general: { status: generalStatus, capacity: general.capacity, available: general.available },
+    events: eventDays,
+  };
+}
+
+/** Each day's availability and status over a range (the query's, its defaults filled in), in one round trip. */
+export async function availabilityCalendar(
+  db: Db,
+  query: { startDate?: IsoDate; endDate?: IsoDate },
+  now: MuseumNow,
+): Promise<AvailabilityCalendar> {
+  const { from, to } = calendarRange(query, now);
+  const states = await runStep(selectDayStates(db, from, to));
+  return { startDate: from, endDate: to, days: states.map((state) => calendarDayOf(state, now)) };
 }

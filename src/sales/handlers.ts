@@ -7,7 +7,7 @@ import { settingsOf } from "../settings";
 import { prerenderSoldTickets } from "../ticket-image";
 import { signingKeysOf } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
-import { availabilityOn } from "./availability";
+import { availabilityCalendar, availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
 import { saleContextOf } from "./context";
 import { orderNotFound, orderStatus } from "./orders";
@@ -57,6 +57,12 @@ export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = a
   const museumNow = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityOn(c.var.db, c.req.valid("query").date ?? museumNow.today, museumNow), 200);
+};
+
+export const getAvailabilityCalendar: AppRouteHandler<typeof routes.getAvailabilityCalendar> = async (c) => {
+  const museumNow = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await availabilityCalendar(c.var.db, c.req.valid("query"), museumNow), 200);
 };
 
 /** `POST /orders`' answer: the order and its tickets, in the order of the lines. */

@@ -4,7 +4,8 @@ import * as routes from "./routes";
 
 export const ticketSalesRouter = createRouter()
   .openapi(routes.buyMuseumTickets, handlers.buyMuseumTickets)
-  .openapi(routes.getAvailability, handlers.getAvailability);
+  .openapi(routes.getAvailability, handlers.getAvailability)
+  .openapi(routes.getAvailabilityCalendar, handlers.getAvailabilityCalendar);
 
 // An order's validation problems name its lines (`tickets[i]`).
 export const ordersRouter = createRouter({ lines: "tickets" })

@@ -10,7 +10,7 @@ import { type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/state
 import { Batch, type Db } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import type { TicketLine } from "../tickets/schemas";
-import { addDayStateReads, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
+import { addDayStateRead, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
 import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
 /**
@@ -111,7 +111,7 @@ export async function explainRefusal(
   const held = claim && batch.add(selectClaimHeld(db, claim));
   const ahead = placesAhead(lines);
   const evaluated = lines.map((line, i) => batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!))));
-  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateReads(batch, date)]));
+  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date)]));
   await batch.run();
   if (held && !held.value) return { claimLost: true };
   return {

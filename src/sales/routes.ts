@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSchema, REPLAYED_HEADER, TimeSchema } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
-import { AvailabilityQuerySchema, AvailabilitySchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
+import { AvailabilityQuerySchema, AvailabilitySchema, CalendarQuerySchema, CalendarSchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
 import { OrderIdParamsSchema, OrderRequestSchema, OrderSchema, OrderStatusSchema } from "./schemas";
 
@@ -59,6 +59,23 @@ export const getAvailability = createRoute({
   request: { query: AvailabilityQuerySchema },
   responses: {
     200: jsonContent(AvailabilitySchema, "Success."),
+    ...problemResponses(400, 401, 403),
+  },
+});
+
+export const getAvailabilityCalendar = createRoute({
+  method: "get",
+  path: "/availability/calendar",
+  operationId: "getAvailabilityCalendar",
+  summary: "What is left to sell on each day of a range",
+  description:
+    "For a web shop's month view: every day from `startDate` to `endDate` (at most 62 days), each with general admission's and each active event's `capacity` and `available` exactly as `GET /availability` answers for that date, and a status per product and per day (`closed`, `sold-out`, `limited`, `available`). Read in one round trip whatever the range, possibly from a replica a moment behind: the purchase decides.",
+  tags: ["Availability"],
+  security: BASIC_AUTH,
+  ...staff,
+  request: { query: CalendarQuerySchema },
+  responses: {
+    200: jsonContent(CalendarSchema, "Success."),
     ...problemResponses(400, 401, 403),
   },
 });

@@ -126,6 +126,56 @@ export const AvailabilitySchema = z
   });
 export type Availability = z.infer<typeof AvailabilitySchema>;
 
+export const CalendarQuerySchema = z.object({
+  startDate: DateSchema.optional().openapi({
+    param: {
+      name: "startDate",
+      in: "query",
+      description: "The first day (default: today, museum time zone); today or later, within the 365 days tickets are sold.",
+    },
+  }),
+  endDate: DateSchema.optional().openapi({
+    param: {
+      name: "endDate",
+      in: "query",
+      description:
+        "The last day: not before `startDate`, at most 61 days after it (62 days in all), within the 365 days tickets are sold (default: `startDate` + 30 days, or the last day tickets are sold when that is earlier).",
+    },
+  }),
+});
+
+const SaleStatusSchema = z.enum(["closed", "sold-out", "limited", "available"]).openapi("SaleStatus", {
+  description:
+    "A product's status on a day: `closed` when it is not on sale (the museum closed, or today's general sales over); `sold-out` when nothing is left; `limited` when less than half is left of what it can sell that day (the daily `capacity`, or on a timed day without one the sum of its slots' capacities); `available` otherwise, no limit included. A day's status: `available` if any product is, else `limited` if any is, else `sold-out` if any is on sale, else `closed`.",
+});
+export type SaleStatus = z.infer<typeof SaleStatusSchema>;
+
+export const CalendarSchema = z
+  .object({
+    startDate: DateSchema,
+    endDate: DateSchema,
+    days: z
+      .array(
+        z.object({
+          date: DateSchema,
+          status: SaleStatusSchema,
+          general: z.object({
+            status: SaleStatusSchema,
+            capacity: Limit.openapi({ description: "The day's limit on general tickets; `null`: none." }),
+            available: Limit.openapi({ description: "General tickets that can still be sold that day, as `GET /availability` answers; `null`: no limit." }),
+          }),
+          events: z
+            .array(z.object({ eventId: EventIdSchema, name: z.string(), status: SaleStatusSchema, capacity: Limit, available: Limit }))
+            .openapi({ description: "The active events that take place that day, by name." }),
+        }),
+      )
+      .openapi({ description: "Every date from `startDate` to `endDate`, in order; each figure what `GET /availability` answers for that date." }),
+  })
+  .openapi("AvailabilityCalendar", {
+    description: "What is left to sell on each day of a range, for a month view. Advice, read from a replica that may be a moment behind: the purchase decides.",
+  });
+export type AvailabilityCalendar = z.infer<typeof CalendarSchema>;
+
 /** The most lines an order may have (a school class). */
 const MAX_ORDER_LINES = 50;
 

@@ -93,15 +93,39 @@ export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {
 /** Places taken on `date`, per scope: the day's general tickets, each slot's, each event's. */
 export type PlacesTaken = { day: number; slots: Map<string, number>; events: Map<string, number> };
 
+type PlacesRow = { scope: PlaceScope["scope"]; ref: string; taken: number };
+
+function placesOf(rows: PlacesRow[]): PlacesTaken {
+  const places: PlacesTaken = { day: 0, slots: new Map(), events: new Map() };
+  for (const row of rows) {
+    if (row.scope === "day") places.day = row.taken;
+    else (row.scope === "slot" ? places.slots : places.events).set(row.ref, row.taken);
+  }
+  return places;
+}
+
+/**
+ * The places taken on `date`.
+ * @public (used by the tools, which bundle this file)
+ */
 export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
-  return step(db, sql`SELECT scope, ref, taken FROM ticket_places WHERE ticket_date = ${date}`, (result) => {
-    const places: PlacesTaken = { day: 0, slots: new Map(), events: new Map() };
-    for (const row of read.rows<{ scope: PlaceScope["scope"]; ref: string; taken: number }>()(result)) {
-      if (row.scope === "day") places.day = row.taken;
-      else (row.scope === "slot" ? places.slots : places.events).set(row.ref, row.taken);
-    }
-    return places;
-  });
+  return step(db, sql`SELECT scope, ref, taken FROM ticket_places WHERE ticket_date = ${date}`, (result) =>
+    placesOf(read.rows<PlacesRow>()(result)),
+  );
+}
+
+/**
+ * The places taken on `date` (an SQL expression) as one JSON array (read by
+ * `parsePlacesTaken`): for a read of a day's, or many days', availability.
+ */
+export function placesTakenOn(date: Sql): Sql {
+  return sql`(SELECT json_group_array(json_object('scope', scope, 'ref', ref, 'taken', taken))
+      FROM ticket_places WHERE ticket_date = ${date})`;
+}
+
+/** The places of `placesTakenOn` (its JSON). */
+export function parsePlacesTaken(json: string): PlacesTaken {
+  return placesOf(JSON.parse(json) as PlacesRow[]);
 }
 
 /**

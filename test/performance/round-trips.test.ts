@@ -82,6 +82,12 @@ const BUDGETS: Budget[] = [
   },
   { request: "GET /availability", roundTrips: 1, status: 200, send: get(`/v1.1/availability?date=${TIMED_DAY}`) },
   {
+    request: "GET /availability/calendar, 62 days",
+    roundTrips: 1,
+    status: 200,
+    send: get(`/v1.1/availability/calendar?startDate=${TODAY}&endDate=2027-01-31`),
+  },
+  {
     request: "POST /tickets, general, Idempotency-Key",
     roundTrips: 2,
     status: 201,
