@@ -98,6 +98,9 @@ const SUBSCRIPTIONS = 5;
 /** Limits far from reached: a day's capacity and its slots' (docs/capacity.md). */
 const FAR_LIMITS = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 100_000, entrySlotMinutes: 30, slotCapacity: 100_000 };
 
+/** The days of the calendar pair's month view. */
+const CALENDAR_DAYS = 31;
+
 const yearQuery = (ctx) => `startDate=${ctx.today}&endDate=${addDays(ctx.today, 365)}`;
 
 /** A scenario of a fixed time at the run's connections; `hot`: run again at a D1 distance (--d1-rtt). */
@@ -174,6 +177,8 @@ export const SCENARIOS = [
   capacitySale("sale-unlimited-day", "`POST /tickets` general, a day without limits", (ctx) => ctx.days.unlimited),
   pairSide("order-single", "`POST /tickets`, one general ticket", "order-pair", (cfg) => cfg.orderPairSales, (ctx) => [sale(ctx, "order-single")]),
   pairSide("order-four", `\`POST /orders\`, ${ORDER_LINES} general tickets for one day`, "order-pair", (cfg) => cfg.orderPairSales, (ctx) => [order(ctx, "order-four")]),
+  pairSide("availability-day", "`GET /availability`, one day", "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability?date=${ctx.saleDate}`)], { expect: [200] }),
+  pairSide("availability-calendar", `\`GET /availability/calendar\`, ${CALENDAR_DAYS} days`, "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability/calendar?startDate=${ctx.today}&endDate=${addDays(ctx.today, CALENDAR_DAYS - 1)}`)], { expect: [200] }),
   timed("static-100k", "`GET /` (static), server with 100,000 events", "static", 200, () => [{ method: "GET", path: "/" }], { db: "large" }),
   timed("events-year-100k", "`GET /special-events`, a year, 100,000 events stored", "json", 200, (ctx) => [get(ctx, `/special-events?${yearQuery(ctx)}`)], { db: "large" }),
 ];
@@ -190,4 +195,6 @@ export const PAIRS = [
   // Budgeted with the pre-render off: each ticket's render is the same work sold alone or in an order (docs/performance.md).
   { pass: "orders", baseline: "order-single", subject: "order-four", budget: 2, budgetOn: [], measures: ["cpu"], where: " (the pre-render on)", method: ALTERNATING },
   { pass: "ordersNoPrerender", baseline: "order-single", subject: "order-four", budget: 2, measures: ["cpu"], where: " (the pre-render off)", method: ALTERNATING },
+  // Budgeted on the Worker's CPU; p50, shown beside it, also holds local D1 reading every day of the month.
+  { pass: "calendar", baseline: "availability-day", subject: "availability-calendar", budget: 3, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: ALTERNATING },
 ];
