@@ -202,6 +202,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/availability/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is left to sell on each day of a range
+         * @description For a web shop's month view: every day from `startDate` to `endDate` (at most 62 days), each with general admission's and each active event's `capacity` and `available` exactly as `GET /availability` answers for that date, and a status per product and per day (`closed`, `sold-out`, `limited`, `available`). Read in one round trip whatever the range, possibly from a replica a moment behind: the purchase decides.
+         */
+        get: operations["getAvailabilityCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets/{ticketId}/qr": {
         parameters: {
             query?: never;
@@ -939,6 +959,55 @@ export interface components {
                 available: number | null;
             }[];
         };
+        /** @description What is left to sell on each day of a range, for a month view. Advice, read from a replica that may be a moment behind: the purchase decides. */
+        AvailabilityCalendar: {
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @example 2023-10-29
+             */
+            endDate: string;
+            /** @description Every date from `startDate` to `endDate`, in order; each figure what `GET /availability` answers for that date. */
+            days: {
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                date: string;
+                status: components["schemas"]["SaleStatus"];
+                general: {
+                    status: components["schemas"]["SaleStatus"];
+                    /** @description The day's limit on general tickets; `null`: none. */
+                    capacity: number | null;
+                    /** @description General tickets that can still be sold that day, as `GET /availability` answers; `null`: no limit. */
+                    available: number | null;
+                };
+                /** @description The active events that take place that day, by name. */
+                events: {
+                    /**
+                     * Format: uuid
+                     * @description Identifier for a special event.
+                     * @example 3be6453c-03eb-4357-ae5a-984a0e574a54
+                     */
+                    eventId: string;
+                    name: string;
+                    status: components["schemas"]["SaleStatus"];
+                    /** @description `null`: no limit. */
+                    capacity: number | null;
+                    /** @description `null`: no limit. */
+                    available: number | null;
+                }[];
+            }[];
+        };
+        /**
+         * @description A product's status on a day: `closed` when it is not on sale (the museum closed, or today's general sales over); `sold-out` when nothing is left; `limited` when less than half is left of what it can sell that day (the daily `capacity`, or on a timed day without one the sum of its slots' capacities); `available` otherwise, no limit included. A day's status: `available` if any product is, else `limited` if any is, else `sold-out` if any is on sale, else `closed`.
+         * @enum {string}
+         */
+        SaleStatus: "closed" | "sold-out" | "limited" | "available";
         /** @description A ticket's state; never the buyer's contact details. */
         TicketStatus: {
             ticketId: components["schemas"]["TicketId"];
@@ -2613,6 +2682,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Availability"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAvailabilityCalendar: {
+        parameters: {
+            query?: {
+                /** @description The first day (default: today, museum time zone); today or later, within the 365 days tickets are sold. */
+                startDate?: string;
+                /** @description The last day: not before `startDate`, at most 61 days after it (62 days in all), within the 365 days tickets are sold (default: `startDate` + 30 days, or the last day tickets are sold when that is earlier). */
+                endDate?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityCalendar"];
                 };
             };
             /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
