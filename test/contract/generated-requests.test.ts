@@ -56,6 +56,8 @@ const STATED: { field: RegExp; message: RegExp; text: string }[] = [
   { field: /^(timeOpen|timeClose)$/, message: /^Required when closed is false\.$/, text: "`false`: special hours; `timeOpen` and `timeClose` are required." },
   { field: /^query\.endDate$/, message: /^Must not be before startDate /, text: "not before `startDate`" },
   { field: /^query\.date$/, message: /^Must be from .* to /, text: "today or later, within the 365 days tickets are sold" },
+  { field: /^query\.(startDate|endDate)$/, message: /^Must be from .* to /, text: "within the 365 days tickets are sold" },
+  { field: /^query\.endDate$/, message: /^Must be at most 61 days after startDate /, text: "at most 61 days after it" },
   { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not contain invisible characters/, text: "No invisible characters" },
   { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not be blank\.$/, text: "not only whitespace" },
 ];
