@@ -3,10 +3,10 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hoursOn, type OpeningHours, type WeeklySchedule } from "../../src/hours/calendar";
+import { type DayPlan, hoursOn, type WeeklySchedule } from "../../src/hours/calendar";
 import sql, { raw } from "sql-template-tag";
 import { clearHoursException, loadCalendar, readWeeklySchedule, setHoursException, writeWeeklySchedule } from "../../src/hours/service";
-import { dayPlanOn } from "../../src/hours/statements";
+import { dayPlanOn, parsePlan } from "../../src/hours/statements";
 import { addDays } from "../../src/platform/dates";
 
 // A year no other test touches.
@@ -14,9 +14,11 @@ const FIRST = "3100-01-01";
 const LAST = "3100-12-31";
 const DAYS = Array.from({ length: 365 }, (_, i) => addDays(FIRST, i));
 
-const hours: fc.Arbitrary<OpeningHours> = fc.constantFrom(
+const hours: fc.Arbitrary<DayPlan> = fc.constantFrom<DayPlan[]>(
   { timeOpen: "09:00", timeClose: "18:00" },
-  { timeOpen: "12:00", timeClose: "15:00" },
+  { timeOpen: "12:00", timeClose: "15:00", capacity: 7 },
+  { timeOpen: "10:00", timeClose: "12:00", entrySlotMinutes: 30, slotCapacity: 5 },
+  { timeOpen: "10:00", timeClose: "16:00", capacity: 50, entrySlotMinutes: 60, slotCapacity: 10 },
 );
 const weeklySchedule = fc.dictionary(
   fc.integer({ min: 0, max: 6 }).map(String),
@@ -27,17 +29,17 @@ const exceptions = fc.uniqueArray(
   { selector: (exception) => exception.date, maxLength: 12 },
 );
 
-/** Which of DAYS the SQL condition calls open, in one query. */
-async function openBySql(): Promise<string[]> {
-  const query = sql`SELECT value AS day FROM json_each(${JSON.stringify(DAYS)}) WHERE ${dayPlanOn(raw("value"))} IS NOT NULL ORDER BY value`;
+/** The plan of each of DAYS as the SQL fragment gives it (null: closed), in one query. */
+async function plansBySql(): Promise<(DayPlan | null)[]> {
+  const query = sql`SELECT ${dayPlanOn(raw("value"))} AS plan FROM json_each(${JSON.stringify(DAYS)}) ORDER BY value`;
   const { results } = await env.DB.prepare(query.sql)
     .bind(...query.values)
-    .all<{ day: string }>();
-  return results.map((row) => row.day);
+    .all<{ plan: string | null }>();
+  return results.map((row) => parsePlan(row.plan));
 }
 
 describe("dayPlanOn", () => {
-  it("agrees with hoursOn for every day of a year, whatever the schedule and exceptions", async () => {
+  it("gives hoursOn's plan, limits included, for every day of a year, whatever the schedule and exceptions", async () => {
     const original = await readWeeklySchedule(env.DB);
     let recorded: string[] = [];
     const clearExceptions = async () => {
@@ -55,7 +57,7 @@ describe("dayPlanOn", () => {
           }
 
           const calendar = await loadCalendar(env.DB, FIRST, LAST);
-          expect(await openBySql()).toEqual(DAYS.filter((day) => hoursOn(calendar, day) !== null));
+          expect(await plansBySql()).toEqual(DAYS.map((day) => hoursOn(calendar, day)));
         }),
         { seed: 3100, numRuns: 15 },
       );
