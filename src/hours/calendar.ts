@@ -50,7 +50,10 @@ export type Calendar = {
 /** How far ahead hours are published, and tickets sold: a year from today. */
 export const PUBLISHED_DAYS_AHEAD = 365;
 
-/** The museum's plan for a date, or null when it is closed. */
+/**
+ * The museum's plan for a date, or null when it is closed.
+ * @public (the rule test/hours/statements.test.ts holds `dayPlanOn` to)
+ */
 export function hoursOn(calendar: Calendar, date: IsoDate): DayPlan | null {
   const exception = calendar.exceptions.get(date);
   if (exception) return exception.hours;
