@@ -198,7 +198,7 @@ export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
 export const OrderReferenceQuerySchema = z.object({
   reference: ReferenceSchema.openapi({
-    param: { name: "reference", in: "query", description: "The seller's own order reference, as sent with `POST /orders`." },
+    param: { name: "reference", in: "query" },
   }),
 });
 

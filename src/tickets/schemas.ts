@@ -137,6 +137,8 @@ export const ConfirmationCodeQuerySchema = z.object({
         description: "The ticket's confirmation code, as the buyer shows it: matched trimmed and in lower case (`Ticket-General-…` finds it).",
       },
       type: "string",
+      // In lower case with the spaces a copy may add; any case is matched too.
+      pattern: "^\\s*ticket-(general|event)-[a-z0-9]{6}-[a-z0-9]{5}\\s*$",
       example: "ticket-general-e5e5c6-dce78",
     }),
 });

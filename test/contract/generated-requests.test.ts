@@ -56,8 +56,9 @@ const STATED: { field: RegExp; message: RegExp; text: string }[] = [
   { field: /^(timeOpen|timeClose)$/, message: /^Required when closed is false\.$/, text: "`false`: special hours; `timeOpen` and `timeClose` are required." },
   { field: /^query\.endDate$/, message: /^Must not be before startDate /, text: "not before `startDate`" },
   { field: /^query\.date$/, message: /^Must be from .* to /, text: "today or later, within the 365 days tickets are sold" },
-  { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not contain invisible characters/, text: "No invisible characters" },
-  { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not be blank\.$/, text: "not only whitespace" },
+  { field: /^(name|location|eventDescription|reason|description|reference|query\.reference)$/, message: /^Must not contain invisible characters/, text: "No invisible characters" },
+  { field: /^(name|location|eventDescription|reason|description|reference|query\.reference)$/, message: /^Must not be blank\.$/, text: "not only whitespace" },
+  { field: /^query\.since$/, message: /^Must be a cursor this service returned/, text: "The `next` of the page read before (opaque)" },
 ];
 
 /**

@@ -3693,7 +3693,7 @@ export interface operations {
     findOrdersByReference: {
         parameters: {
             query: {
-                /** @description The seller's own order reference, as sent with `POST /orders`. */
+                /** @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate. */
                 reference: string;
             };
             header?: never;
