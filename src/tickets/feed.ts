@@ -6,7 +6,7 @@ import { type Db, runStep } from "../platform/batch";
 import { type RevocationFilter, type RevocationRow, selectRevocations } from "./statements";
 
 /** The most entries a page of a feed holds. */
-export const FEED_PAGE_SIZE = 1000;
+const FEED_PAGE_SIZE = 1000;
 
 /**
  * A position in the log as a client sees it: opaque (base64url of a small

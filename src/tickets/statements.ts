@@ -400,7 +400,7 @@ export function countTicketsByDate(db: Db, stranded: Sql): Step<{ ticket_date: s
 }
 
 /** Why a ticket's code was revoked (migrations/0015: the trigger writes `cancelled`). */
-export type RevocationReason = "cancelled" | "key-withdrawn";
+type RevocationReason = "cancelled" | "key-withdrawn";
 
 /** An entry of the revocation log and the ticket it names, as the feeds read it. */
 export type RevocationRow = {
