@@ -2,6 +2,7 @@
 // An order's status: one batch over the order and its tickets.
 import type { Principal } from "../env";
 import { Batch, type Db, runStep } from "../platform/batch";
+import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type TicketRow, selectOrderTickets } from "../tickets/statements";
@@ -59,13 +60,19 @@ export async function ordersByReference(db: Db, reference: string, principal: Pr
   );
 }
 
-/** The 409 of an order whose reference its seller used before, naming that order (read after the refused write). */
-export async function duplicateReference(db: Db, soldBy: string, reference: string): Promise<ProblemError> {
-  const [existing] = await runStep(selectOrdersByReference(db, reference, soldBy));
+/**
+ * The 409 of an order whose reference its seller used before, naming that
+ * order: read after the refused write, again on the primary when the
+ * session's replica does not have it yet.
+ */
+export async function duplicateReference(sessions: Sessions, soldBy: string, reference: string): Promise<ProblemError> {
+  const existing = await readFresh(sessions, async (db) => (await runStep(selectOrdersByReference(db, reference, soldBy)))[0] ?? null);
+  // Orders are never deleted: the one the unique index found is there.
+  if (!existing) throw new Error("The order holding a duplicate reference is missing");
   return new ProblemError(409, {
     type: PROBLEM_TYPES.duplicateReference,
     title: "Duplicate reference",
     detail: "This account already has an order with this reference; nothing was sold.",
-    extensions: existing ? { orderId: existing.order_id } : {},
+    extensions: { orderId: existing.order_id },
   });
 }

@@ -48,6 +48,8 @@ export type SaleContext = {
   idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
   /** The clock of the key's claim; now by default. */
   now?: Date;
+  /** The primary, for a read that must see what refused the write (platform/fresh-read.ts). */
+  primaryDb: () => Db;
 };
 
 /** A ticket as sold. */
@@ -186,7 +188,7 @@ async function checkAndWrite<Answer>(
       return await writeSale(db, request, sale, context, claim, answer);
     } catch (error) {
       if (request.reference !== undefined && isDuplicateReference(error)) {
-        throw await duplicateReference(db, context.soldBy, request.reference);
+        throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.soldBy, request.reference);
       }
       const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
       if (retry && attempt < WRITE_ATTEMPTS) continue;
