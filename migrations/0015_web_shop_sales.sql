@@ -39,6 +39,8 @@ ALTER TABLE orders ADD COLUMN status TEXT NOT NULL DEFAULT 'confirmed'
   CHECK (status IN ('held', 'confirmed', 'released'));
 ALTER TABLE orders ADD COLUMN reference TEXT CHECK (length(reference) BETWEEN 1 AND 64);
 CREATE UNIQUE INDEX orders_by_reference ON orders (sold_by, reference) WHERE reference IS NOT NULL;
+-- Admin and box-office find a reference among every account's orders.
+CREATE INDEX orders_by_reference_any ON orders (reference) WHERE reference IS NOT NULL;
 
 -- Tickets are rebuilt (SQLite cannot change a CHECK in place, as in
 -- 0013_box_office_role.sql) for:

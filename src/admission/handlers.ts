@@ -4,6 +4,7 @@ import { settingsOf } from "../settings";
 import { signingKeysOf } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
+import { revocationsAfter } from "./revocations";
 import type * as routes from "./routes";
 
 export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
@@ -27,4 +28,10 @@ export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSu
   const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await attendanceOn(c.var.db, date), 200);
+};
+
+export const listRevocations: AppRouteHandler<typeof routes.listRevocations> = async (c) => {
+  const today = todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await revocationsAfter(c.var.db, c.req.valid("query").since, today), 200);
 };

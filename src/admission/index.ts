@@ -4,4 +4,5 @@ import * as routes from "./routes";
 
 export const admissionRouter = createRouter()
   .openapi(routes.admitTicket, handlers.admitTicket)
-  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary);
+  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary)
+  .openapi(routes.listRevocations, handlers.listRevocations);

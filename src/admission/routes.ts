@@ -1,7 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, REPLAYED_HEADER } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
-import { AdmissionProblemSchema, AdmissionRequestSchema, AdmissionSchema, AttendanceQuerySchema, AttendanceSummarySchema } from "./schemas";
+import { AdmissionProblemSchema, AdmissionRequestSchema, AdmissionSchema, AttendanceQuerySchema, AttendanceSummarySchema, RevocationFeedSchema } from "./schemas";
+import { FeedQuerySchema } from "../tickets/feed";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
 
 const gates = allowRoles("admin", "gate");
@@ -49,6 +50,23 @@ export const getAttendanceSummary = createRoute({
   request: { query: AttendanceQuerySchema },
   responses: {
     200: jsonContent(AttendanceSummarySchema, "Success."),
+    ...problemResponses(400, 401, 403),
+  },
+});
+
+export const listRevocations = createRoute({
+  method: "get",
+  path: "/gate/revocations",
+  operationId: "listRevocations",
+  summary: "The feed of revoked ticket codes, for offline gates",
+  description:
+    "The codes a gate must not admit (tickets cancelled, codes of a withdrawn key) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...gates,
+  request: { query: FeedQuerySchema },
+  responses: {
+    200: jsonContent(RevocationFeedSchema, "Success."),
     ...problemResponses(400, 401, 403),
   },
 });

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
 import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
+import { FeedNextSchema } from "../tickets/feed";
 import { EventIdOfTicket, EventNameOfTicket, TicketIdSchema, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
 export const AdmissionRequestSchema = z
@@ -72,3 +73,17 @@ export const AttendanceQuerySchema = z.object({
     param: { name: "date", in: "query", description: "The day counted (default: today, museum time zone)." },
   }),
 });
+
+export const RevocationFeedSchema = z
+  .object({
+    revocations: z.array(
+      z.object({
+        ticketId: TicketIdSchema,
+        ticketDate: DateSchema,
+        revokedAt: Timestamp.openapi({ description: "When its code was revoked (the ticket cancelled, or its key withdrawn)." }),
+      }),
+    ).openapi({ description: "At most 1,000, in the order revoked; tickets for today or later only." }),
+    next: FeedNextSchema,
+  })
+  .openapi("RevocationFeed", { description: "Ticket codes revoked after the cursor: an offline gate refuses them." });
+export type RevocationFeed = z.infer<typeof RevocationFeedSchema>;

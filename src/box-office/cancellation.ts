@@ -54,6 +54,7 @@ function addBoxOfficeCancellation(
         cancellationId,
         cancelledAt: (context.now ?? new Date()).toISOString(),
         reason: context.reason ?? null,
+        by: context.principal.name,
         soldBy: sellerScope(context.principal),
         cancellable: (ticket) => stillOnSale(ticket, context.museumNow),
       },

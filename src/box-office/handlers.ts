@@ -5,6 +5,7 @@ import { museumNowIn } from "../platform/dates";
 import { currencyOf } from "../tickets/currency";
 import { settingsOf } from "../settings";
 import { type CancellationContext, cancelOrderAtBoxOffice, cancelTicketAtBoxOffice } from "./cancellation";
+import { cancellationsAfter } from "./feed";
 import type * as routes from "./routes";
 
 /** Who cancels, when and why, as a box-office cancellation request (`POST …/cancellation`) says. */
@@ -42,4 +43,10 @@ export const cancelOrder: AppRouteHandler<typeof routes.cancelOrder> = async (c)
   c.header("Cache-Control", "no-store");
   if (replayed) c.header("Idempotent-Replayed", "true");
   return c.json(cancellation, 200);
+};
+
+export const listCancellations: AppRouteHandler<typeof routes.listCancellations> = async (c) => {
+  const feed = await cancellationsAfter(c.var.db, c.req.valid("query").since, c.var.principal, currencyOf(c.env));
+  c.header("Cache-Control", "no-store");
+  return c.json(feed, 200);
 };

@@ -4,4 +4,5 @@ import * as routes from "./routes";
 
 export const boxOfficeRouter = createRouter()
   .openapi(routes.cancelTicket, handlers.cancelTicket)
-  .openapi(routes.cancelOrder, handlers.cancelOrder);
+  .openapi(routes.cancelOrder, handlers.cancelOrder)
+  .openapi(routes.listCancellations, handlers.listCancellations);

@@ -1,7 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSchema, REPLAYED_HEADER } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
-import { OrderCancellationSchema } from "./schemas";
+import { CancellationFeedSchema, OrderCancellationSchema } from "./schemas";
+import { FeedQuerySchema } from "../tickets/feed";
 import { OrderIdParamsSchema } from "../sales/schemas";
 import { CancellationRequestSchema, TicketCancellationSchema } from "./schemas";
 import { IdempotencyHeadersSchema, TicketIdParamsSchema } from "../tickets/schemas";
@@ -49,5 +50,22 @@ export const cancelOrder = createRoute({
       content: { "application/problem+json": { schema: ProblemSchema } },
     },
     ...problemResponses(400, 401, 403, 404, 413, 415, 422),
+  },
+});
+
+export const listCancellations = createRoute({
+  method: "get",
+  path: "/cancellations",
+  operationId: "listCancellations",
+  summary: "The feed of ticket cancellations",
+  description:
+    "Every ticket cancellation written after the cursor `since`, in the order written, at most 1,000 a page, whatever caused it (the box office, a closure or a removed date with `cancelTickets`, a deleted event): what a shop refunds. Send the answer's `next` as `since` to read on; a cancellation is never skipped nor repeated, replicas or not. One round trip. Admin and box-office: every ticket; sales: only tickets it sold itself.",
+  tags: ["Cancellation"],
+  security: BASIC_AUTH,
+  ...staff,
+  request: { query: FeedQuerySchema },
+  responses: {
+    200: jsonContent(CancellationFeedSchema, "Success."),
+    ...problemResponses(400, 401, 403),
   },
 });

@@ -102,6 +102,8 @@ export const PROBLEM_TYPES = {
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",
   nothingToCancel: "/problems/nothing-to-cancel",
+  /** An order's `reference` its account used before (`orderId`: that order; docs/orders.md). */
+  duplicateReference: "/problems/duplicate-reference",
   /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
   notConfigured: "/problems/not-configured",
   /** The database lacks migrations this code needs (503; docs/operations.md). */

@@ -23,5 +23,6 @@ export function saleContextOf(c: Context<AppEnv>, idempotency: SaleContext["idem
     generalPriceCents,
     currency: currencyOf(c.env),
     idempotency,
+    primaryDb: c.var.primaryDb,
   };
 }

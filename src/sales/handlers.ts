@@ -10,7 +10,7 @@ import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
 import { saleContextOf } from "./context";
-import { orderNotFound, orderStatus } from "./orders";
+import { orderNotFound, ordersByReference, orderStatus } from "./orders";
 import type { Order } from "./schemas";
 import { type Sale, sell } from "./sell";
 import type * as routes from "./routes";
@@ -66,9 +66,10 @@ export const getAvailabilityCalendar: AppRouteHandler<typeof routes.getAvailabil
 };
 
 /** `POST /orders`' answer: the order and its tickets, in the order of the lines. */
-function orderSold(sale: Sale, currency: string): Order {
+function orderSold(sale: Sale, reference: string | undefined, currency: string): Order {
   return {
     orderId: sale.orderId!,
+    ...(reference === undefined ? {} : { reference }),
     totalPrice: totalOf(sale.tickets.map((ticket) => ticket.priceCents)),
     currency,
     tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, priceCents, confirmationCode }) => ({
@@ -88,9 +89,9 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   const context = saleContextOf(c, { operation: "createOrder", key: c.req.valid("header")["idempotency-key"] });
   const { answer: order, replayed } = await sell(
     c.var.db,
-    { lines: request.tickets, email: request.email, phone: request.phone, addressing: "tickets", body: request },
+    { lines: request.tickets, email: request.email, phone: request.phone, reference: request.reference, addressing: "tickets", body: request },
     context,
-    (sale) => orderSold(sale, context.currency),
+    (sale) => orderSold(sale, request.reference, context.currency),
   );
   // A replay's images were prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
@@ -109,4 +110,15 @@ export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   if (!status) throw orderNotFound(orderId);
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
+};
+
+export const findOrdersByReference: AppRouteHandler<typeof routes.findOrdersByReference> = async (c) => {
+  const { reference } = c.req.valid("query");
+  // A shop checks a reference right after a timed-out order: a miss is read again on the primary.
+  const found = await readFresh(c.var, async (db) => {
+    const orders = await ordersByReference(db, reference, c.var.principal, currencyOf(c.env));
+    return orders.length === 0 ? null : orders;
+  });
+  c.header("Cache-Control", "no-store");
+  return c.json(found ?? [], 200);
 };

@@ -10,4 +10,5 @@ export const ticketSalesRouter = createRouter()
 // An order's validation problems name its lines (`tickets[i]`).
 export const ordersRouter = createRouter({ lines: "tickets" })
   .openapi(routes.createOrder, handlers.createOrder)
-  .openapi(routes.getOrder, handlers.getOrder);
+  .openapi(routes.getOrder, handlers.getOrder)
+  .openapi(routes.findOrdersByReference, handlers.findOrdersByReference);

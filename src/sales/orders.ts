@@ -1,14 +1,15 @@
 // An order's status: one batch over the order and its tickets.
 // An order's status: one batch over the order and its tickets.
 import type { Principal } from "../env";
-import { ProblemError } from "../http/problem";
-import { Batch, type Db } from "../platform/batch";
+import { Batch, type Db, runStep } from "../platform/batch";
+import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type TicketRow, selectOrderTickets } from "../tickets/statements";
 import { ticketStatusOf } from "../tickets/status";
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { OrderStatus } from "./schemas";
-import { type OrderRow, selectOrder } from "./statements";
+import { ordersWithReference, type OrderRow, selectOrder, selectOrdersByReference } from "./statements";
 
 export function orderNotFound(orderId: string): ProblemError {
   return new ProblemError(404, { detail: `No order with id ${orderId}.` });
@@ -17,6 +18,7 @@ export function orderNotFound(orderId: string): ProblemError {
 export function orderStatusOf(order: OrderRow, tickets: TicketRow[], currency: string): OrderStatus {
   return {
     orderId: order.order_id,
+    ...(order.reference === null ? {} : { reference: order.reference }),
     createdAt: order.created_at,
     totalPrice: totalOf(tickets.map((ticket) => ticket.price_cents)),
     currency,
@@ -41,4 +43,36 @@ export async function orderStatus(db: Db, orderId: string, principal: Principal,
   const { order, tickets } = addOrderReads(batch, orderId, sellerScope(principal));
   await batch.run();
   return order.value && orderStatusOf(order.value, tickets.value, currency);
+}
+
+/**
+ * The orders with `reference` that `principal` may see (sales: its own, so
+ * at most one), newest first, each with its tickets' status. One round trip.
+ */
+export async function ordersByReference(db: Db, reference: string, principal: Principal, currency: string): Promise<OrderStatus[]> {
+  const seller = sellerScope(principal);
+  const batch = new Batch(db);
+  const orders = batch.add(selectOrdersByReference(db, reference, seller));
+  const tickets = batch.add(selectOrderTickets(db, ordersWithReference(reference, seller), seller));
+  await batch.run();
+  return orders.value.map((order) =>
+    orderStatusOf(order, tickets.value.filter((ticket) => ticket.order_id === order.order_id), currency),
+  );
+}
+
+/**
+ * The 409 of an order whose reference its seller used before, naming that
+ * order: read after the refused write, again on the primary when the
+ * session's replica does not have it yet.
+ */
+export async function duplicateReference(sessions: Sessions, soldBy: string, reference: string): Promise<ProblemError> {
+  const existing = await readFresh(sessions, async (db) => (await runStep(selectOrdersByReference(db, reference, soldBy)))[0] ?? null);
+  // Orders are never deleted: the one the unique index found is there.
+  if (!existing) throw new Error("The order holding a duplicate reference is missing");
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.duplicateReference,
+    title: "Duplicate reference",
+    detail: "This account already has an order with this reference; nothing was sold.",
+    extensions: { orderId: existing.order_id },
+  });
 }

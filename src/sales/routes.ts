@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSchema, REPLAYED_HEADER, TimeSchema } from "../http/openapi";
+import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSchema, REPLAYED_HEADER, TimeSchema, UuidSchema } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
 import { AvailabilityQuerySchema, AvailabilitySchema, CalendarQuerySchema, CalendarSchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
-import { OrderIdParamsSchema, OrderRequestSchema, OrderSchema, OrderStatusSchema } from "./schemas";
+import { OrderIdParamsSchema, OrderReferenceQuerySchema, OrderRequestSchema, OrderSchema, OrderStatusListSchema, OrderStatusSchema } from "./schemas";
 
 const ticketTags = ["Tickets"];
 const orderTags = ["Orders"];
@@ -86,7 +86,7 @@ export const createOrder = createRoute({
   operationId: "createOrder",
   summary: "Buy several tickets in one order",
   description:
-    "1 to 50 lines, each following the rules of `POST /tickets` (including `entryTime` and the limits), sold all or nothing in one atomic write: lines for the same day, slot or event count together. A refusal names the lowest refused line in `line`: every 400 first (`errors[].path` such as `tickets[2].ticketDate`), then a 404, then a 409. Send an `Idempotency-Key` to make retries safe.",
+    "1 to 50 lines, each following the rules of `POST /tickets` (including `entryTime` and the limits), sold all or nothing in one atomic write: lines for the same day, slot or event count together. An optional `reference` (the shop's own order number) is unique per account: `GET /orders?reference=` finds the order by it. A refusal names the lowest refused line in `line`: every 400 first (`errors[].path` such as `tickets[2].ticketDate`), then a 404, then a 409. Send an `Idempotency-Key` to make retries safe.",
   tags: orderTags,
   security: BASIC_AUTH,
   ...staff,
@@ -110,10 +110,11 @@ export const createOrder = createRoute({
     },
     409: {
       description:
-        "`/problems/sold-out`: a line would pass a limit (with `line`, `available` and, on a timed day, `availableEntryTimes`); nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed.",
+        "`/problems/sold-out`: a line would pass a limit (with `line`, `available` and, on a timed day, `availableEntryTimes`); nothing was sold. `/problems/duplicate-reference`: this account has an order with this `reference` already (`orderId`: that order); nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed.",
       content: {
         "application/problem+json": {
           schema: ProblemSchema.extend({
+            orderId: UuidSchema.optional().openapi({ description: "duplicate-reference: the order that has the reference." }),
             line: Line.optional(),
             available: z.number().int().optional(),
             availableEntryTimes: z.array(TimeSchema).optional(),
@@ -139,5 +140,22 @@ export const getOrder = createRoute({
   responses: {
     200: jsonContent(OrderStatusSchema, "Success."),
     ...problemResponses(400, 401, 403, 404),
+  },
+});
+
+export const findOrdersByReference = createRoute({
+  method: "get",
+  path: "/orders",
+  operationId: "findOrdersByReference",
+  summary: "Find orders by the seller's reference",
+  description:
+    "The orders sent with this `reference`, newest first, each as `GET /orders/{orderId}` answers it; `[]` when none. Admin and box-office: every account's orders; sales: only its own (so at most one).",
+  tags: orderTags,
+  security: BASIC_AUTH,
+  ...staff,
+  request: { query: OrderReferenceQuerySchema },
+  responses: {
+    200: jsonContent(OrderStatusListSchema, "Success."),
+    ...problemResponses(400, 401, 403),
   },
 });

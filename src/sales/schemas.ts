@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
-import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
 import { CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, type TicketType, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
 const ContactSchema = z.object({ email: z.string(), phone: z.string().optional() });
@@ -181,10 +181,17 @@ const MAX_ORDER_LINES = 50;
 
 const linesMessage = `Must be 1 to ${MAX_ORDER_LINES} tickets.`;
 
+/** The seller's own order number (a web shop's), unique per account. */
+const ReferenceSchema = textField(64, {
+  description: "The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account.",
+  example: "SHOP-2026-000123",
+});
+
 export const OrderRequestSchema = z
   .strictObject({
     email: EmailSchema,
     phone: PhoneSchema.optional(),
+    reference: ReferenceSchema.optional(),
     tickets: z
       .array(TicketLineRequestSchema, { error: linesMessage })
       .min(1, { error: linesMessage })
@@ -208,6 +215,7 @@ const Total = Price.openapi({ description: "The sum of the tickets' prices as so
 export const OrderSchema = z
   .object({
     orderId: OrderIdSchema,
+    reference: ReferenceSchema.optional(),
     totalPrice: Total,
     currency: CurrencySchema,
     tickets: z.array(
@@ -229,6 +237,7 @@ export type Order = z.infer<typeof OrderSchema>;
 export const OrderStatusSchema = z
   .object({
     orderId: OrderIdSchema,
+    reference: ReferenceSchema.optional(),
     createdAt: Timestamp,
     totalPrice: Total,
     currency: CurrencySchema,
@@ -236,3 +245,13 @@ export const OrderStatusSchema = z
   })
   .openapi("OrderStatus", { description: "An order and each of its tickets' status; never the buyer's contact details." });
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
+
+export const OrderReferenceQuerySchema = z.object({
+  reference: ReferenceSchema.openapi({
+    param: { name: "reference", in: "query" },
+  }),
+});
+
+export const OrderStatusListSchema = z
+  .array(OrderStatusSchema)
+  .openapi("OrderStatusList", { description: "The orders with the reference, newest first; `[]` when none." });

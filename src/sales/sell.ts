@@ -10,7 +10,8 @@ import { validationProblem } from "../http/errors";
 import { Batch, type Db, GuardRaced } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
-import { insertOrder } from "./statements";
+import { insertOrder, isDuplicateReference } from "./statements";
+import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { insertTicket, ticketExists, ticketsWritten } from "../tickets/statements";
 import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
@@ -28,6 +29,8 @@ export type SaleRequest = {
   lines: readonly TicketLine[];
   email: string;
   phone?: string;
+  /** The seller's own reference of an order (unique per seller). */
+  reference?: string;
   /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
   addressing: LineAddressing;
   /** The request as sent: what its Idempotency-Key is bound to. */
@@ -45,6 +48,8 @@ export type SaleContext = {
   idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
   /** The clock of the key's claim; now by default. */
   now?: Date;
+  /** The primary, for a read that must see what refused the write (platform/fresh-read.ts). */
+  primaryDb: () => Db;
 };
 
 /** A ticket as sold. */
@@ -93,7 +98,9 @@ async function writeSale<Answer>(
   const response = answer(sale);
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
-  if (sale.orderId) batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy }, claimGuard));
+  if (sale.orderId) {
+    batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, reference: request.reference }, claimGuard));
+  }
   sale.tickets.forEach((ticket, i) => {
     const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD);
     batch.add(
@@ -180,6 +187,9 @@ async function checkAndWrite<Answer>(
     try {
       return await writeSale(db, request, sale, context, claim, answer);
     } catch (error) {
+      if (request.reference !== undefined && isDuplicateReference(error)) {
+        throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.soldBy, request.reference);
+      }
       const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
       if (retry && attempt < WRITE_ATTEMPTS) continue;
       if (error instanceof GuardRaced) throw placesChanged();

@@ -2,4 +2,6 @@ import { createRouter } from "../http/openapi";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
-export const ticketsRouter = createRouter().openapi(routes.getTicketStatus, handlers.getTicketStatus);
+export const ticketsRouter = createRouter()
+  .openapi(routes.getTicketStatus, handlers.getTicketStatus)
+  .openapi(routes.findTicketByConfirmationCode, handlers.findTicketByConfirmationCode);

@@ -7,6 +7,11 @@ export function ticketNotFound(ticketId: string): ProblemError {
   return new ProblemError(404, { detail: `No ticket with id ${ticketId}.` });
 }
 
+/** 404 for a confirmation code of no ticket the caller may see; the code is not echoed (it is as good as the ticket). */
+export function confirmationCodeNotFound(): ProblemError {
+  return new ProblemError(404, { detail: "No ticket with this confirmation code." });
+}
+
 /** 409: the ticket was admitted already (`gate`: who admitted it, for a gate's answer). */
 export function alreadyAdmitted(ticketId: string, admittedAt: string, gate?: string): ProblemError {
   return new ProblemError(409, {

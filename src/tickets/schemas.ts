@@ -84,11 +84,20 @@ export const RefundSchema = z
   .object({ amount: Price.openapi({ description: "In the museum's currency, at most two decimals.", example: 25 }) })
   .openapi("Refund");
 
+export const CancelSourceSchema = z
+  .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])
+  .openapi("CancellationSource", { description: "Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price)." });
+
+/** The account that cancelled a ticket at the box office. */
+export const CancelledBySchema = z
+  .string()
+  .optional()
+  .openapi({ description: "The account that cancelled it at the box office (box-office cancellations only).", example: "front-desk-1" });
+
 const CancellationSchema = z
   .object({
-    source: z
-      .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])
-      .openapi({ description: "Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price)." }),
+    source: CancelSourceSchema,
+    by: CancelledBySchema,
     reason: z.string().optional().openapi({ description: "The box office's reason, when one was given." }),
     refund: RefundSchema,
   })
@@ -112,3 +121,24 @@ export const TicketStatusSchema = z
   })
   .openapi("TicketStatus", { description: "A ticket's state; never the buyer's contact details." });
 export type TicketStatus = z.infer<typeof TicketStatusSchema>;
+
+/** A ticket's confirmation code as a phone or a visitor may show it: matched trimmed and in lower case. */
+const CONFIRMATION_CODE = /^ticket-(general|event)-[a-z0-9]{6}-[a-z0-9]{5}$/;
+
+export const ConfirmationCodeQuerySchema = z.object({
+  confirmationCode: z
+    .string({ error: "Required: the ticket's confirmation code." })
+    .transform((code) => code.trim().toLowerCase())
+    .refine((code) => CONFIRMATION_CODE.test(code), { error: "Must be a confirmation code, such as ticket-general-e5e5c6-dce78." })
+    .openapi({
+      param: {
+        name: "confirmationCode",
+        in: "query",
+        description: "The ticket's confirmation code, as the buyer shows it: matched trimmed and in lower case (`Ticket-General-…` finds it).",
+      },
+      type: "string",
+      // In lower case with the spaces a copy may add; any case is matched too.
+      pattern: "^\\s*ticket-(general|event)-[a-z0-9]{6}-[a-z0-9]{5}\\s*$",
+      example: "ticket-general-e5e5c6-dce78",
+    }),
+});

@@ -1,4 +1,4 @@
-// The tickets feature's tables (tickets, ticket_places): every statement on
+// The tickets feature's tables (tickets, ticket_places, ticket_revocations): every statement on
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
@@ -184,13 +184,14 @@ export type TicketRow = {
   cancelled_at: string | null;
   cancel_source: CancelSource | null;
   cancel_reason: string | null;
+  cancelled_by: string | null;
   refund_cents: number | null;
   admitted_at: string | null;
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
   t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
-  t.cancelled_at, t.cancel_source, t.cancel_reason, t.refund_cents, t.admitted_at`;
+  t.cancelled_at, t.cancel_source, t.cancel_reason, t.cancelled_by, t.refund_cents, t.admitted_at`;
 
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
 const soldBy = (seller: string | null) => sql`(${seller} IS NULL OR t.sold_by = ${seller})`;
@@ -204,11 +205,23 @@ export function selectTicket(db: Db, ticketId: string | Sql, seller: string | nu
   );
 }
 
-/** The tickets of an order sold by `seller` (null: by anyone), in the order of its lines. */
-export function selectOrderTickets(db: Db, orderId: string, seller: string | null): Step<TicketRow[]> {
+/** The ticket whose confirmation code is `code` (as stored: lower case), sold by `seller` (null: by anyone), or null. */
+export function selectTicketByConfirmationCode(db: Db, code: string, seller: string | null): Step<TicketRow | null> {
   return step(
     db,
-    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id = ${orderId} AND ${soldBy(seller)} ORDER BY t.order_line`,
+    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.confirmation_code = ${code} AND ${soldBy(seller)}`,
+    read.first<TicketRow>(),
+  );
+}
+
+/**
+ * The tickets of an order (an id, or an SQL query of order ids: several
+ * orders) sold by `seller` (null: by anyone), each order's in the order of its lines.
+ */
+export function selectOrderTickets(db: Db, orderIds: string | Sql, seller: string | null): Step<TicketRow[]> {
+  return step(
+    db,
+    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} ORDER BY t.order_id, t.order_line`,
     read.rows<TicketRow>(),
   );
 }
@@ -223,6 +236,8 @@ export type BoxOfficeCancellation = {
   /** When (RFC 3339, UTC). */
   cancelledAt: string;
   reason: string | null;
+  /** The account that cancels (`cancellation.by`). */
+  by: string;
   /** Only tickets this account sold; null: any (tickets/access.ts). */
   soldBy: string | null;
   /** True while a ticket can still be cancelled (an SQL condition on its columns). */
@@ -246,7 +261,8 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
     db,
     sql`UPDATE tickets AS t
            SET cancelled_at = ${cancellation.cancelledAt}, cancellation_id = ${cancellation.cancellationId},
-               cancel_source = 'box-office', cancel_reason = ${cancellation.reason}, refund_cents = t.price_cents
+               cancel_source = 'box-office', cancel_reason = ${cancellation.reason},
+               cancelled_by = ${cancellation.by}, refund_cents = t.price_cents
          WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId}` : sql`t.order_id = ${target.orderId}`}
            AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
            AND ${soldBy(cancellation.soldBy)}
@@ -404,5 +420,57 @@ export function countTicketsByDate(db: Db, stranded: Sql): Step<{ ticket_date: s
     db,
     sql`SELECT ticket_date, count(*) AS n FROM tickets WHERE ${stranded} GROUP BY ticket_date ORDER BY ticket_date`,
     read.rows<{ ticket_date: string; n: number }>(),
+  );
+}
+
+/** Why a ticket's code was revoked (migrations/0015: the trigger writes `cancelled`). */
+type RevocationReason = "cancelled" | "key-withdrawn";
+
+/** An entry of the revocation log and the ticket it names, as the feeds read it. */
+export type RevocationRow = {
+  position: number;
+  ticket_id: string;
+  reason: RevocationReason;
+  revoked_at: string;
+  ticket_date: string;
+  order_id: string | null;
+  cancel_source: CancelSource | null;
+  cancelled_by: string | null;
+  refund_cents: number | null;
+  price_cents: number;
+};
+
+/** Which entries of the revocation log a feed reads. */
+export type RevocationFilter = {
+  /** Only entries after this position (0: from the start). */
+  after: number;
+  /** Only entries of this reason (default: every reason). */
+  reason?: RevocationReason;
+  /** Only tickets this account sold; null: any (tickets/access.ts). */
+  soldBy: string | null;
+  /** Only tickets for this date or later (default: any date). */
+  from?: IsoDate;
+  limit: number;
+};
+
+/**
+ * The revocation log after a position, in the order it was written (its
+ * positions are numbered in the cancelling batch and never reused, so a
+ * reader by position never skips nor repeats an entry): each entry with its
+ * ticket (one primary-key read), at most `limit`.
+ */
+export function selectRevocations(db: Db, filter: RevocationFilter): Step<RevocationRow[]> {
+  return step(
+    db,
+    sql`SELECT r.position, r.ticket_id, r.reason, r.revoked_at, t.ticket_date, t.order_id,
+               t.cancel_source, t.cancelled_by, t.refund_cents, t.price_cents
+          FROM ticket_revocations r JOIN tickets t ON t.ticket_id = r.ticket_id
+         WHERE r.position > ${filter.after}
+           AND (${filter.reason ?? null} IS NULL OR r.reason = ${filter.reason ?? null})
+           AND ${soldBy(filter.soldBy)}
+           AND (${filter.from ?? null} IS NULL OR t.ticket_date >= ${filter.from ?? null})
+         ORDER BY r.position
+         LIMIT ${filter.limit}`,
+    read.rows<RevocationRow>(),
   );
 }

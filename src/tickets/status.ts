@@ -4,7 +4,7 @@ import { type Db, runStep } from "../platform/batch";
 import { amountOf } from "../platform/money";
 import { sellerScope } from "./access";
 import type { TicketStatus } from "./schemas";
-import { selectTicket, type TicketRow } from "./statements";
+import { selectTicket, selectTicketByConfirmationCode, type TicketRow } from "./statements";
 
 /** What names a ticket in the API's answers about it (its status, its admission). */
 export function ticketFacts(row: TicketRow) {
@@ -33,11 +33,22 @@ export function ticketStatusOf(row: TicketRow, currency: string): TicketStatus {
       : {
           cancellation: {
             source: row.cancel_source,
+            ...(row.cancelled_by === null ? {} : { by: row.cancelled_by }),
             ...(row.cancel_reason === null ? {} : { reason: row.cancel_reason }),
             refund: { amount: amountOf(row.refund_cents ?? row.price_cents) },
           },
         }),
   };
+}
+
+/**
+ * The status of the ticket whose confirmation code is `code` (lower case),
+ * or null for a code that is unknown or whose ticket is not `principal`'s to
+ * see (tickets/access.ts). One round trip.
+ */
+export async function ticketStatusByConfirmationCode(db: Db, code: string, principal: Principal, currency: string): Promise<TicketStatus | null> {
+  const row = await runStep(selectTicketByConfirmationCode(db, code, sellerScope(principal)));
+  return row && ticketStatusOf(row, currency);
 }
 
 /**

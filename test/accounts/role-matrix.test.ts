@@ -20,6 +20,9 @@ const SALES_OWN_ONLY = [
   "POST /tickets/{ticketId}/cancellation",
   "GET /orders/{orderId}",
   "POST /orders/{orderId}/cancellation",
+  "GET /tickets",
+  "GET /orders",
+  "GET /cancellations",
 ];
 
 type Operation = { key: string; method: string; path: string; roles: string[] | undefined; isPublic: boolean };

@@ -18,6 +18,7 @@ const OWNER: Record<string, string> = {
   tickets: "tickets/statements.ts",
   admissions: "admission/statements.ts",
   ticket_places: "tickets/statements.ts",
+  ticket_revocations: "tickets/statements.ts",
   orders: "sales/statements.ts",
   batch_guards: "platform/batch.ts",
   idempotency_keys: "idempotency/statements.ts",

@@ -102,7 +102,7 @@ describe("POST /tickets/{ticketId}/cancellation", () => {
     expect((await api(`/v1.1/special-events/${eventId}`, { method: "PATCH", json: { price: 40 } })).status).toBe(200);
     const body = (await (await cancel(`/tickets/${ticket.ticketId}`)).json()) as { refund: { amount: number }; cancellation: unknown };
     expect(body.refund).toEqual({ amount: 12.5 });
-    expect(body.cancellation).toEqual({ source: "box-office", refund: { amount: 12.5 } });
+    expect(body.cancellation).toEqual({ source: "box-office", by: "test-sales", refund: { amount: 12.5 } });
   });
 
   it("lets admin cancel any ticket, a sales account only its own (another's is 404), a gate none", async () => {

@@ -58,8 +58,9 @@ const STATED: { field: RegExp; message: RegExp; text: string }[] = [
   { field: /^query\.date$/, message: /^Must be from .* to /, text: "today or later, within the 365 days tickets are sold" },
   { field: /^query\.(startDate|endDate)$/, message: /^Must be from .* to /, text: "within the 365 days tickets are sold" },
   { field: /^query\.endDate$/, message: /^Must be at most 61 days after startDate /, text: "at most 61 days after it" },
-  { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not contain invisible characters/, text: "No invisible characters" },
-  { field: /^(name|location|eventDescription|reason|description)$/, message: /^Must not be blank\.$/, text: "not only whitespace" },
+  { field: /^(name|location|eventDescription|reason|description|reference|query\.reference)$/, message: /^Must not contain invisible characters/, text: "No invisible characters" },
+  { field: /^(name|location|eventDescription|reason|description|reference|query\.reference)$/, message: /^Must not be blank\.$/, text: "not only whitespace" },
+  { field: /^query\.since$/, message: /^Must be a cursor this service returned/, text: "The `next` of the page read before (opaque)" },
 ];
 
 /**

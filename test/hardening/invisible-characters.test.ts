@@ -2,8 +2,9 @@
 // with a 400 naming the field, in every free-text field of the API, through
 // the real Worker and D1; a text made only of them is blank. The emoji and
 // ideograph sequences that need one of them still come back as sent.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createEvent, dumpDatabase, eventBody, expectValidationError } from "../support/helpers";
+import { api, createEvent, dumpDatabase, eventBody, expectValidationError, plusDays, todayInZone } from "../support/helpers";
 import { subscriberUrl, unsubscribeAll } from "../webhooks/helpers";
 
 /** A text with one invisible character between visible ones, per character (or kind) refused. */
@@ -67,8 +68,12 @@ type FreeTextField = {
 let nextYear = 2300;
 /** The event the PATCH cases change. */
 let eventToUpdate: string;
+/** An event on sale, for the order whose reference is sent. */
+let eventOnSale: { eventId: string; date: string };
 beforeAll(async () => {
   eventToUpdate = (await createEvent({ dates: ["2299-01-01"] })).eventId;
+  const date = plusDays(todayInZone(env.MUSEUM_TIMEZONE), 30);
+  eventOnSale = { eventId: (await createEvent({ dates: [date] })).eventId, date };
 });
 
 const eventText = (field: "name" | "location" | "eventDescription") => async (res: Response) =>
@@ -91,6 +96,15 @@ const FIELDS: FreeTextField[] = [
     field: "PUT /museum-hours/exceptions/{date} reason",
     send: (text) => api(`/v1.1/museum-hours/exceptions/${nextYear++}-12-25`, { method: "PUT", json: { closed: true, reason: text } }),
     storedText: async (res) => ((await res.json()) as { reason?: string }).reason,
+  },
+  {
+    field: "POST /orders reference",
+    send: (text) =>
+      api("/v1.1/orders", {
+        method: "POST",
+        json: { email: "shop@example.com", reference: text, tickets: [{ ticketType: "event", eventId: eventOnSale.eventId, ticketDate: eventOnSale.date }] },
+      }),
+    storedText: async (res) => ((await res.json()) as { reference?: string }).reference,
   },
   {
     field: "POST /webhooks description",

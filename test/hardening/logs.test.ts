@@ -132,6 +132,29 @@ describe("nothing private reaches the logs", () => {
     ]);
   });
 
+  it("a look-up by confirmation code: the code (any case) never reaches the logs, found, hidden or malformed", async () => {
+    const purchase = await api("/v1.1/tickets", { method: "POST", as: "sales", json: { ticketType: "general", ticketDate: openDay(), email: "visitor@example.com" } });
+    expect(purchase.status).toBe(201);
+    const { confirmationCode } = (await purchase.json()) as { confirmationCode: string };
+    const lookUp = (code: string, as: "sales" | "kiosk") => api(`/v1.1/tickets?confirmationCode=${encodeURIComponent(code)}`, { as });
+    expect((await lookUp(`  ${confirmationCode.toUpperCase()} `, "sales")).status).toBe(200);
+    expect((await lookUp(confirmationCode, "kiosk")).status).toBe(404);
+    expect((await lookUp(`${confirmationCode}-x`, "sales")).status).toBe(400);
+
+    const output = captured().join("\n");
+    const random = confirmationCode.slice("ticket-general-".length);
+    for (const value of [random, random.toUpperCase(), random.slice(0, 6), random.slice(-5)]) {
+      expect(output.includes(value), `${value} appears in the logs`).toBe(false);
+    }
+    const requests = jsonLines().filter((line) => line.message === "request");
+    expect(requests.map((line) => [line.route, line.status])).toEqual([
+      ["/v1.1/tickets", 201],
+      ["/v1.1/tickets", 200],
+      ["/v1.1/tickets", 404],
+      ["/v1.1/tickets", 400],
+    ]);
+  });
+
   it("the logger redacts fields named like secrets or buyer data, at any depth", () => {
     log.info("careless", {
       headers: { Authorization: "Basic c2VjcmV0", "content-type": "application/json" },

@@ -43,6 +43,9 @@ type Fixture = {
   cancellable: string[];
   orderId: string;
   cancellableOrderId: string;
+  /** The confirmation code of cachedTicketId; the reference of an order. */
+  confirmationCode: string;
+  reference: string;
 };
 
 type Budget = {
@@ -163,6 +166,15 @@ const BUDGETS: Budget[] = [
     send: () => get(`/v1.1/tickets/${crypto.randomUUID()}`)(),
   },
   { request: "GET /tickets/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}`)() },
+  {
+    request: "GET /tickets?confirmationCode=",
+    roundTrips: 1,
+    status: 200,
+    send: (f) => get(`/v1.1/tickets?confirmationCode=${f.confirmationCode.toUpperCase()}`)(),
+  },
+  { request: "GET /orders?reference=", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/orders?reference=${f.reference}`)() },
+  { request: "GET /cancellations", roundTrips: 1, status: 200, send: get("/v1.1/cancellations") },
+  { request: "GET /gate/revocations", roundTrips: 1, status: 200, as: "gate", send: () => send("GET", "/v1.1/gate/revocations", undefined, {}, "gate") },
   { request: "GET /admissions/summary", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/summary?date=${TODAY}`) },
   {
     request: `POST /special-events, ${SUBSCRIPTIONS} webhook subscriptions`,
@@ -192,7 +204,9 @@ describe("D1 round trips per request, login remembered", () => {
     fixture.eventId = await createEvent(["2026-12-05"], { capacity: 1000 });
     const timed = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 1000, entrySlotMinutes: 30, slotCapacity: 100 };
     expect((await send("PUT", `/v1.1/museum-hours/exceptions/${TIMED_DAY}`, timed)).status).toBe(201);
-    fixture.cachedTicketId = (await sold(GENERAL)).ticketId;
+    const cached = await sold(GENERAL);
+    fixture.cachedTicketId = cached.ticketId;
+    fixture.confirmationCode = cached.confirmationCode;
     const image = await get(`/v1.1/tickets/${fixture.cachedTicketId}/qr`)();
     expect(image.status).toBe(200);
     fixture.etag = image.headers.get("ETag")!;
@@ -213,6 +227,8 @@ describe("D1 round trips per request, login remembered", () => {
     };
     fixture.orderId = await placeOrder();
     fixture.cancellableOrderId = await placeOrder();
+    fixture.reference = "budget-order-1";
+    expect((await post("/v1.1/orders", { ...orderOf(1), reference: fixture.reference })).status).toBe(201);
     // One character of the signature changed (not the last: its low bits are padding).
     const at = code.length - 10;
     fixture.forgedCode = `${code.slice(0, at)}${code[at] === "A" ? "B" : "A"}${code.slice(at + 1)}`;

@@ -173,6 +173,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
     generalPriceCents: 2500,
     idempotency: { operation: "buyMuseumTickets" as const, key },
     now,
+    primaryDb: () => env.DB,
   });
   const sellOne = (db: Db, email: string, key: string, now: Date) =>
     sell(db, request(email), context(key, now), (sale) => ({ ticketId: sale.tickets[0]!.ticketId }));

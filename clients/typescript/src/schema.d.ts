@@ -169,7 +169,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Find a ticket by its confirmation code
+         * @description The status of the ticket a visitor shows (with `orderId` when it was bought in an order), as `GET /tickets/{ticketId}` answers it. The code is matched trimmed and in lower case. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown code). The code never appears in a log line.
+         */
+        get: operations["findTicketByConfirmationCode"];
         put?: never;
         /**
          * Buy museum tickets
@@ -302,6 +306,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/gate/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The feed of revoked ticket codes, for offline gates
+         * @description The codes a gate must not admit (tickets cancelled, codes of a withdrawn key) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.
+         */
+        get: operations["listRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets/{ticketId}/cancellation": {
         parameters: {
             query?: never;
@@ -342,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cancellations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The feed of ticket cancellations
+         * @description Every ticket cancellation written after the cursor `since`, in the order written, at most 1,000 a page, whatever caused it (the box office, a closure or a removed date with `cancelTickets`, a deleted event): what a shop refunds. Send the answer's `next` as `since` to read on; a cancellation is never skipped nor repeated, replicas or not. One round trip. Admin and box-office: every ticket; sales: only tickets it sold itself.
+         */
+        get: operations["listCancellations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -349,11 +393,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Find orders by the seller's reference
+         * @description The orders sent with this `reference`, newest first, each as `GET /orders/{orderId}` answers it; `[]` when none. Admin and box-office: every account's orders; sales: only its own (so at most one).
+         */
+        get: operations["findOrdersByReference"];
         put?: never;
         /**
          * Buy several tickets in one order
-         * @description 1 to 50 lines, each following the rules of `POST /tickets` (including `entryTime` and the limits), sold all or nothing in one atomic write: lines for the same day, slot or event count together. A refusal names the lowest refused line in `line`: every 400 first (`errors[].path` such as `tickets[2].ticketDate`), then a 404, then a 409. Send an `Idempotency-Key` to make retries safe.
+         * @description 1 to 50 lines, each following the rules of `POST /tickets` (including `entryTime` and the limits), sold all or nothing in one atomic write: lines for the same day, slot or event count together. An optional `reference` (the shop's own order number) is unique per account: `GET /orders?reference=` finds the order by it. A refusal names the lowest refused line in `line`: every 400 first (`errors[].path` such as `tickets[2].ticketDate`), then a 404, then a 409. Send an `Idempotency-Key` to make retries safe.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1063,15 +1111,21 @@ export interface components {
         TicketStatusValue: "valid" | "admitted" | "cancelled";
         /** @description Cancelled tickets only. */
         Cancellation: {
+            source: components["schemas"]["CancellationSource"];
             /**
-             * @description Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price).
-             * @enum {string}
+             * @description The account that cancelled it at the box office (box-office cancellations only).
+             * @example front-desk-1
              */
-            source: "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+            by?: string;
             /** @description The box office's reason, when one was given. */
             reason?: string;
             refund: components["schemas"]["Refund"];
         };
+        /**
+         * @description Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price).
+         * @enum {string}
+         */
+        CancellationSource: "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
         Refund: {
             /**
              * Format: float
@@ -1187,6 +1241,29 @@ export interface components {
                 cancelled: number;
             }[];
         };
+        /** @description Ticket codes revoked after the cursor: an offline gate refuses them. */
+        RevocationFeed: {
+            /** @description At most 1,000, in the order revoked; tickets for today or later only. */
+            revocations: {
+                ticketId: components["schemas"]["TicketId"];
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                ticketDate: string;
+                /**
+                 * Format: date-time
+                 * @description When its code was revoked (the ticket cancelled, or its key withdrawn).
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                revokedAt: string;
+            }[];
+            /**
+             * @description The cursor to send as `since` for the next page: the position of the last entry returned, or `since` again when there was none (always present; a page shorter than 1,000 entries is the end for now).
+             * @example eyJwIjoxMjM0fQ
+             */
+            next: string;
+        };
         /** @description The ticket as cancelled now, and its refund. */
         TicketCancellation: components["schemas"]["TicketStatus"] & {
             refund: components["schemas"]["Refund"] & unknown;
@@ -1213,6 +1290,11 @@ export interface components {
         OrderStatus: {
             orderId: components["schemas"]["OrderId"];
             /**
+             * @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example SHOP-2026-000123
+             */
+            reference?: string;
+            /**
              * Format: date-time
              * @example 2026-12-01T14:03:07.123Z
              */
@@ -1231,9 +1313,53 @@ export interface components {
             /** @description Each ticket's status, in the order of the lines; refunds show here. */
             tickets: components["schemas"]["TicketStatus"][];
         };
+        /** @description Ticket cancellations written after the cursor: what a shop refunds. */
+        CancellationFeed: {
+            /** @description At most 1,000, in the order they were written. */
+            cancellations: {
+                ticketId: components["schemas"]["TicketId"];
+                /**
+                 * Format: uuid
+                 * @description The order the ticket was bought in, if any.
+                 */
+                orderId?: string;
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                ticketDate: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                cancelledAt: string;
+                source: components["schemas"]["CancellationSource"];
+                /**
+                 * @description The account that cancelled it at the box office (box-office cancellations only).
+                 * @example front-desk-1
+                 */
+                by?: string;
+                refund: components["schemas"]["Refund"];
+                /**
+                 * @description ISO 4217 code of the museum's currency.
+                 * @example USD
+                 */
+                currency: string;
+            }[];
+            /**
+             * @description The cursor to send as `since` for the next page: the position of the last entry returned, or `since` again when there was none (always present; a page shorter than 1,000 entries is the end for now).
+             * @example eyJwIjoxMjM0fQ
+             */
+            next: string;
+        };
         /** @description An order as sold: its tickets in the order of the lines. */
         Order: {
             orderId: components["schemas"]["OrderId"];
+            /**
+             * @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example SHOP-2026-000123
+             */
+            reference?: string;
             /**
              * Format: float
              * @description The sum of the tickets' prices as sold, in the museum's currency.
@@ -1288,6 +1414,11 @@ export interface components {
         };
         OrderSoldOutProblem: components["schemas"]["Problem"] & {
             /**
+             * Format: uuid
+             * @description duplicate-reference: the order that has the reference.
+             */
+            orderId?: string;
+            /**
              * @description The lowest refused line (0-based).
              * @example 2
              */
@@ -1299,6 +1430,11 @@ export interface components {
         OrderRequest: {
             email: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
+            /**
+             * @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example SHOP-2026-000123
+             */
+            reference?: string;
             /** @description The tickets, each following the rules of `POST /tickets`; sold all or nothing. */
             tickets: components["schemas"]["TicketLine"][];
         };
@@ -1323,6 +1459,8 @@ export interface components {
              */
             entryTime?: string;
         };
+        /** @description The orders with the reference, newest first; `[]` when none. */
+        OrderStatusList: components["schemas"]["OrderStatus"][];
         /** @description A new subscription, with its secret (shown once). */
         CreatedWebhook: {
             /**
@@ -2533,6 +2671,92 @@ export interface operations {
             };
         };
     };
+    findTicketByConfirmationCode: {
+        parameters: {
+            query: {
+                /** @description The ticket's confirmation code, as the buyer shows it: matched trimmed and in lower case (`Ticket-General-…` finds it). */
+                confirmationCode: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     buyMuseumTickets: {
         parameters: {
             query?: never;
@@ -3198,6 +3422,83 @@ export interface operations {
             };
         };
     };
+    listRevocations: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the page read before (opaque); without it, the feed from its start. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationFeed"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     cancelTicket: {
         parameters: {
             query?: never;
@@ -3460,6 +3761,160 @@ export interface operations {
             };
         };
     };
+    listCancellations: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the page read before (opaque); without it, the feed from its start. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancellationFeed"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    findOrdersByReference: {
+        parameters: {
+            query: {
+                /** @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate. */
+                reference: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderStatusList"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     createOrder: {
         parameters: {
             query?: never;
@@ -3525,7 +3980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["OrderLineProblem"];
                 };
             };
-            /** @description `/problems/sold-out`: a line would pass a limit (with `line`, `available` and, on a timed day, `availableEntryTimes`); nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            /** @description `/problems/sold-out`: a line would pass a limit (with `line`, `available` and, on a timed day, `availableEntryTimes`); nothing was sold. `/problems/duplicate-reference`: this account has an order with this `reference` already (`orderId`: that order); nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
