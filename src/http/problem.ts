@@ -102,6 +102,11 @@ export const PROBLEM_TYPES = {
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",
   nothingToCancel: "/problems/nothing-to-cancel",
+  /** Holds while the buyer pays (docs/orders.md). */
+  holdExpired: "/problems/hold-expired",
+  orderReleased: "/problems/order-released",
+  orderConfirmed: "/problems/order-confirmed",
+  ticketHeld: "/problems/ticket-held",
   /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
   notConfigured: "/problems/not-configured",
   /** The database lacks migrations this code needs (503; docs/operations.md). */

@@ -9,4 +9,6 @@ export const ticketSalesRouter = createRouter()
 // An order's validation problems name its lines (`tickets[i]`).
 export const ordersRouter = createRouter({ lines: "tickets" })
   .openapi(routes.createOrder, handlers.createOrder)
-  .openapi(routes.getOrder, handlers.getOrder);
+  .openapi(routes.getOrder, handlers.getOrder)
+  .openapi(routes.confirmOrder, handlers.confirmOrder)
+  .openapi(routes.extendHold, handlers.extendHold);

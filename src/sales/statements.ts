@@ -4,27 +4,44 @@
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 
-export type OrderRow = { order_id: string; created_at: string };
+/** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
+export type RecordedOrderStatus = "held" | "confirmed" | "released";
 
-/** Writes an order while `guard` (an SQL condition: an Idempotency-Key's claim) holds; reads whether it did. */
-export function insertOrder(db: Db, order: { orderId: string; soldBy: string }, guard: Sql = sql`1`): Step<boolean> {
+export type OrderRow = { order_id: string; created_at: string; status: RecordedOrderStatus };
+
+/** Writes an order (held, or confirmed: sold at once) while `guard` (an SQL condition: an Idempotency-Key's claim) holds; reads whether it did. */
+export function insertOrder(
+  db: Db,
+  order: { orderId: string; soldBy: string; held: boolean },
+  guard: Sql = sql`1`,
+): Step<boolean> {
+  const status: RecordedOrderStatus = order.held ? "held" : "confirmed";
   return step(
     db,
-    sql`INSERT INTO orders (order_id, sold_by) SELECT ${order.orderId}, ${order.soldBy} WHERE ${guard}`,
+    sql`INSERT INTO orders (order_id, sold_by, status) SELECT ${order.orderId}, ${order.soldBy}, ${status} WHERE ${guard}`,
     (result) => read.changes(result) > 0,
   );
 }
 
-/** True once the order `orderId` is written. */
-function orderExists(orderId: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId})`;
+/** True while the order `orderId`, sold by `seller` (null: by anyone), is recorded as `status`. */
+export function orderRecordedAs(orderId: string, status: RecordedOrderStatus, seller: string | null): Sql {
+  return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId} AND status = ${status} AND (${seller} IS NULL OR sold_by = ${seller}))`;
+}
+
+/** Records a held order as `status` while `allowed` (an SQL condition) holds; reads whether it did. */
+export function settleHeldOrder(db: Db, orderId: string, status: "confirmed" | "released", allowed: Sql): Step<boolean> {
+  return step(
+    db,
+    sql`UPDATE orders SET status = ${status} WHERE order_id = ${orderId} AND status = 'held' AND ${allowed}`,
+    (result) => read.changes(result) > 0,
+  );
 }
 
 /** An order sold by `seller` (null: by anyone; tickets/access.ts), or null. */
 export function selectOrder(db: Db, orderId: string, seller: string | null): Step<OrderRow | null> {
   return step(
     db,
-    sql`SELECT order_id, created_at FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})`,
+    sql`SELECT order_id, created_at, status FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})`,
     read.first<OrderRow>(),
   );
 }

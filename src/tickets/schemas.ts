@@ -87,8 +87,11 @@ export const RefundSchema = z
 const CancellationSchema = z
   .object({
     source: z
-      .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])
-      .openapi({ description: "Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price)." }),
+      .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change", "hold-expired", "hold-released"])
+      .openapi({
+        description:
+          "Who cancelled the ticket: the box office, the museum by a change (which refunds the full price), or a hold that ran out or was released (refund 0: nothing was paid).",
+      }),
     reason: z.string().optional().openapi({ description: "The box office's reason, when one was given." }),
     refund: RefundSchema,
   })
@@ -105,7 +108,10 @@ export const TicketStatusSchema = z
     orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     currency: CurrencySchema,
-    status: z.enum(["valid", "admitted", "cancelled"]).openapi("TicketStatusValue"),
+    status: z.enum(["held", "valid", "admitted", "cancelled"]).openapi("TicketStatusValue", {
+      description: "`held`: kept for an order being paid for (no image, no admission) until `expiresAt`.",
+    }),
+    expiresAt: Timestamp.optional().openapi({ description: "Held tickets only: when the hold ends (its places are free then)." }),
     admittedAt: Timestamp.optional(),
     cancelledAt: Timestamp.optional(),
     cancellation: CancellationSchema.optional().openapi({ description: "Cancelled tickets only." }),
