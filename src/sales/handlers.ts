@@ -13,7 +13,7 @@ import { availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
 import { saleContextOf } from "./context";
 import { orderNotFound, orderStatus } from "./orders";
-import { confirmOrder as confirmHeldOrder, extendHold as extendOrderHold, type HoldContext } from "./holds";
+import { confirmHeldOrder, extendHeldOrder, type HoldContext } from "./holds";
 import type { Order } from "./schemas";
 import { type Sale, sell } from "./sell";
 import type * as routes from "./routes";
@@ -141,7 +141,7 @@ export const confirmOrder: AppRouteHandler<typeof routes.confirmOrder> = async (
 
 export const extendHold: AppRouteHandler<typeof routes.extendHold> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await extendOrderHold(c.var.db, orderId, c.req.valid("json").holdMinutes, holdContextOf(c));
+  const status = await extendHeldOrder(c.var.db, orderId, c.req.valid("json").holdMinutes, holdContextOf(c));
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
 };

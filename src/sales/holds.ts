@@ -151,7 +151,7 @@ async function confirmOnce(
  * while all its places are still free (`lateConfirmation`). Round trips: 1,
  * +1 for a key's claim, +1 to explain a refused late confirmation.
  */
-export async function confirmOrder(
+export async function confirmHeldOrder(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
@@ -180,7 +180,7 @@ export async function confirmOrder(
  * Extends a live hold: it ends `holdMinutes` from the database's now, never
  * after the first of its tickets stops being sold. One round trip.
  */
-export async function extendHold(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
+export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
   const seller = sellerScope(context.principal);
   const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
