@@ -219,7 +219,7 @@ export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 export const OrderConfirmationRequestSchema = z
   .strictObject({
     email: EmailSchema.optional().openapi({ description: "The buyer's e-mail, replacing the held order's; required when the order has none." }),
-    phone: PhoneSchema.optional(),
+    phone: PhoneSchema.optional().openapi({ description: "The buyer's phone, replacing the held order's: `phone` only together with `email`." }),
   })
   .refine((body) => body.phone === undefined || body.email !== undefined, {
     path: ["email"],

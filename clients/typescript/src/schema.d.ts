@@ -1349,7 +1349,7 @@ export interface components {
         /** @description Send nothing, `{}`, or the buyer's contact when the hold was made without it. */
         OrderConfirmationRequest: {
             email?: components["schemas"]["Email"] & unknown;
-            phone?: components["schemas"]["Phone"];
+            phone?: components["schemas"]["Phone"] & unknown;
         };
         /** @description Keep a held order's places longer while the buyer pays. */
         HoldRequest: {
