@@ -382,3 +382,21 @@ describe("races", () => {
     expect(await taken(date)).toEqual({ taken: 0, available: 1 });
   });
 });
+
+describe("an event's held tickets", () => {
+  it("count against its capacity, and its deletion releases the held order whole", async () => {
+    const date = freshDay();
+    const eventId = await createEvent([date], { capacity: 2 });
+    const other = await openDay();
+    const res = await order({ holdMinutes: 10, tickets: [{ ticketType: "event", eventId, ticketDate: date }, line(other)] });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const held = (await res.json()) as OrderJson;
+    const availability = await api(`/v1.1/availability?date=${date}`, { as: "sales" });
+    expect(((await availability.json()) as { events: { eventId: string; taken: number }[] }).events.find((e) => e.eventId === eventId)).toMatchObject({ taken: 1 });
+    expect((await api(`/v1.1/special-events/${eventId}`, { method: "DELETE" })).status).toBeLessThan(300);
+    const status = await getOrder(held.orderId);
+    expect(status.status).toBe("released");
+    expect(status.tickets.map((t) => t.cancellation?.source)).toEqual(["event-deleted", "event-deleted"]);
+    expect(await taken(other)).toMatchObject({ taken: 0 });
+  });
+});
