@@ -1,6 +1,7 @@
 // Cancellation at the box office (docs/orders.md): one batch cancels what can
 // still be cancelled and reads the ticket as it then stands, which decides
 // the answer. A whole order's tickets are cancelled by the same statement.
+import sql from "sql-template-tag";
 import type { Principal } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
@@ -10,11 +11,20 @@ import type { MuseumNow } from "../platform/dates";
 import { amountOf, totalOf } from "../platform/money";
 import { stillOnSale } from "../sales/conditions";
 import { addOrderReads, orderNotFound, orderStatusOf } from "../sales/orders";
-import type { OrderRow } from "../sales/statements";
+import { orderRecordedAs, type OrderRow, settleHeldOrder } from "../sales/statements";
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "../tickets/problems";
-import { type BoxOfficeCancellation, type CancelledTicket, type TicketRow, cancelAtBoxOffice, cancellationMade, selectCancelledBy, selectTicket } from "../tickets/statements";
+import {
+  type BoxOfficeCancellation,
+  type CancelledTicket,
+  type TicketRow,
+  cancelAtBoxOffice,
+  cancellationMade,
+  orderHoldReleased,
+  selectCancelledBy,
+  selectTicket,
+} from "../tickets/statements";
 import { ticketStatusOf } from "../tickets/status";
 import type { OrderCancellation, TicketCancellation } from "./schemas";
 
@@ -74,7 +84,15 @@ function addBoxOfficeCancellation(
 /** The 409 of a ticket that can no longer be cancelled, as it now stands. */
 function notCancellable(row: TicketRow, currency: string): ProblemError {
   const status = ticketStatusOf(row, currency);
-  if (row.cancelled_at !== null) return ticketCancelled(row.ticket_id, row.cancelled_at, status.cancellation);
+  if (status.status === "held") {
+    return new ProblemError(409, {
+      type: PROBLEM_TYPES.ticketHeld,
+      title: "Ticket held",
+      detail: "This ticket is held for an order being paid for; release the order (POST /orders/{orderId}/cancellation) instead.",
+      extensions: { ticketId: row.ticket_id, orderId: row.order_id },
+    });
+  }
+  if (status.cancelledAt !== undefined) return ticketCancelled(row.ticket_id, status.cancelledAt, status.cancellation);
   if (row.admitted_at !== null) return alreadyAdmitted(row.ticket_id, row.admitted_at);
   return new ProblemError(409, {
     type: PROBLEM_TYPES.ticketExpired,
@@ -149,8 +167,12 @@ async function cancelOrderOnce(
   claim: IdempotencyClaimHeld | undefined,
 ): Promise<OrderCancellation> {
   const batch = new Batch(db);
+  const seller = sellerScope(context.principal);
+  // A held order is released: its held tickets (below) give their places back, refund 0.
+  const releasable = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}`;
+  batch.add(settleHeldOrder(db, orderId, "released", claim ? sql`${releasable} AND ${claimHeld(claim)}` : releasable));
   const { cancelled, held } = addBoxOfficeCancellation(batch, { orderId }, context, claim);
-  const { order, tickets } = addOrderReads(batch, orderId, sellerScope(context.principal));
+  const { order, tickets } = addOrderReads(batch, orderId, seller);
   await batch.run();
   if (!order.value) throw orderNotFound(orderId);
   if (held && !held.value) throw keyStillInProgress();

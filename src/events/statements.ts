@@ -64,7 +64,7 @@ export function eventName(eventId: Sql): Sql {
  * event is active and takes place on `date`, else none: for a sale that
  * checks the event and reads its price in its own statement.
  */
-export function activeEventOn(eventId: string, date: IsoDate): Sql {
+export function activeEventOn(eventId: string | Sql, date: IsoDate | Sql): Sql {
   return sql`SELECT e.event_id, d.event_date, e.price_cents, e.capacity
     FROM special_events e JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ${date}
    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;

@@ -104,6 +104,11 @@ export const PROBLEM_TYPES = {
   nothingToCancel: "/problems/nothing-to-cancel",
   /** An order's `reference` its account used before (`orderId`: that order; docs/orders.md). */
   duplicateReference: "/problems/duplicate-reference",
+  /** Holds while the buyer pays (docs/orders.md). */
+  holdExpired: "/problems/hold-expired",
+  orderReleased: "/problems/order-released",
+  orderConfirmed: "/problems/order-confirmed",
+  ticketHeld: "/problems/ticket-held",
   /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
   notConfigured: "/problems/not-configured",
   /** The database lacks migrations this code needs (503; docs/operations.md). */

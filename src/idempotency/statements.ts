@@ -55,6 +55,13 @@ export function claimHeld(claim: IdempotencyClaimHeld): Sql {
        AND claim_token = ${claim.token} AND response_body IS NULL)`;
 }
 
+/** True once `claim` answered its key (in this batch: the claim's token is new to each request). */
+export function claimAnswered(claim: IdempotencyClaimHeld): Sql {
+  return sql`EXISTS (SELECT 1 FROM idempotency_keys
+     WHERE account_name = ${claim.accountName} AND operation = ${claim.operation} AND idempotency_key = ${claim.key}
+       AND claim_token = ${claim.token} AND response_body IS NOT NULL)`;
+}
+
 /**
  * Records the response of a claimed key. It belongs in the batch of the write
  * it describes, and applies only while the claim is this request's and
@@ -63,7 +70,8 @@ export function claimHeld(claim: IdempotencyClaimHeld): Sql {
 export function completeKey(
   db: Db,
   claim: IdempotencyClaimHeld,
-  response: { resourceId: string; body: string; written: Sql },
+  /** `body`: the stored answer, or an SQL expression of it (a part the batch decides). */
+  response: { resourceId: string; body: string | Sql; written: Sql },
 ): Step<void> {
   return step(
     db,

@@ -14,3 +14,8 @@ export const SQL_NOW: Sql = raw(`strftime(${ISO_TIMESTAMP}, 'now')`);
 export function sqlNowShiftedSeconds(seconds: number): Sql {
   return sql`strftime(${raw(ISO_TIMESTAMP)}, 'now', ${`${seconds >= 0 ? "+" : ""}${seconds} seconds`})`;
 }
+
+/** The current time moved by `seconds` (an SQL expression, fractions allowed; negative: earlier). */
+export function sqlNowPlusSeconds(seconds: Sql): Sql {
+  return sql`strftime(${raw(ISO_TIMESTAMP)}, 'now', printf('%+.3f seconds', ${seconds}))`;
+}

@@ -22,7 +22,7 @@ export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number]
  * and that the database has not counted yet: none when the lines are written
  * (each insert sees the ones before it), all of them when a refusal is explained.
  */
-export type PlacesAhead = { day: number; slot: number; event: number };
+export type PlacesAhead<Count = number> = { day: Count; slot: Count; event: Count };
 
 export const NONE_AHEAD: PlacesAhead = { day: 0, slot: 0, event: 0 };
 
@@ -48,23 +48,59 @@ export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
 }
 
 /** Room under a limit (`limit` SQL, NULL: none) for one more place after `taken` and `ahead`. */
-const roomFor = (limit: Sql, taken: Sql, ahead: number) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
+const roomFor = (limit: Sql, taken: Sql, ahead: number | Sql) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
+
+/** What the conditions are judged on, as SQL: a request line's values, or a written ticket's columns. */
+type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql };
+
+function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): LineConditions {
+  const event = activeEventOn(line.eventId, line.ticketDate);
+  const taken = placesTaken(line.ticketDate, "event", line.eventId);
+  return {
+    from: sql`(SELECT 1)`,
+    holds: {
+      "event-on-date": sql`EXISTS (${event})`,
+      "event-room": sql`coalesce((SELECT ${roomFor(raw("ev.capacity"), taken, ahead.event)} FROM (${event}) ev), 0)`,
+    },
+  };
+}
 
 /** The conditions of selling `line` at `now`. */
 export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhead): LineConditions {
-  const date = sql`${line.ticketDate}`;
   if (line.ticketType === "event") {
-    const event = activeEventOn(line.eventId, line.ticketDate);
-    const taken = placesTaken(date, "event", sql`${line.eventId}`);
-    return {
-      from: sql`(SELECT 1)`,
-      holds: {
-        "event-on-date": sql`EXISTS (${event})`,
-        "event-room": sql`coalesce((SELECT ${roomFor(raw("ev.capacity"), taken, ahead.event)} FROM (${event}) ev), 0)`,
-      },
-    };
+    return eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead);
   }
-  const entry = sql`${line.entryTime ?? null}`;
+  return generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
+}
+
+/**
+ * True when the written ticket `t` (its columns: `t.ticket_type`…) could be
+ * sold again at `now`, every condition of its line holding, after `ahead`:
+ * what a late confirmation requires of each held ticket.
+ */
+export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>): Sql {
+  const line = { ticketDate: sql`${t}.ticket_date`, eventId: sql`${t}.event_id`, entryTime: sql`${t}.entry_time` };
+  const all = (conditions: LineConditions) => sql`coalesce((SELECT ${allOf(conditions)} FROM ${conditions.from}), 0)`;
+  return sql`(CASE WHEN ${t}.ticket_type = 'event' THEN ${all(eventConditions(line, ahead))}
+                   ELSE ${all(generalConditions(line, now, ahead))} END)`;
+}
+
+/**
+ * Seconds from now until a ticket (its columns) stops being sold, by the
+ * museum's clock at `now` (`secondsIntoDay`: how far into its day it is):
+ * its day's closing for a general ticket, its slot's end for a timed one,
+ * midnight for an event ticket. NULL when its day is closed.
+ */
+export function secondsLeftOnSale(ticket: TicketColumns, now: MuseumNow, secondsIntoDay: number): Sql {
+  const end = salesEndOf(dayPlanOn(ticket.ticketDate), ticket.entryTime);
+  const endSeconds = sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN 86400
+                               ELSE CAST(substr(${end}, 1, 2) AS INTEGER) * 3600 + CAST(substr(${end}, 4, 2) AS INTEGER) * 60 END)`;
+  return sql`((julianday(${ticket.ticketDate}) - julianday(${now.today})) * 86400 + ${endSeconds} - ${secondsIntoDay})`;
+}
+
+function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
+  const date = line.ticketDate;
+  const entry = line.entryTime;
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {

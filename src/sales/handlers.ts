@@ -1,3 +1,5 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { eventName } from "../events/statements";
 import type { AppRouteHandler } from "../http/types";
 import { museumNowIn } from "../platform/dates";
@@ -11,6 +13,7 @@ import { availabilityCalendar, availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
 import { saleContextOf } from "./context";
 import { orderNotFound, ordersByReference, orderStatus } from "./orders";
+import { confirmHeldOrder, extendHeldOrder, type HoldContext } from "./holds";
 import type { Order } from "./schemas";
 import { type Sale, sell } from "./sell";
 import type * as routes from "./routes";
@@ -70,6 +73,8 @@ function orderSold(sale: Sale, reference: string | undefined, currency: string):
   return {
     orderId: sale.orderId!,
     ...(reference === undefined ? {} : { reference }),
+    status: sale.expiresAt === undefined ? "confirmed" : "held",
+    ...(sale.expiresAt === undefined ? {} : { expiresAt: sale.expiresAt }),
     totalPrice: totalOf(sale.tickets.map((ticket) => ticket.priceCents)),
     currency,
     tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, priceCents, confirmationCode }) => ({
@@ -89,12 +94,20 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   const context = saleContextOf(c, { operation: "createOrder", key: c.req.valid("header")["idempotency-key"] });
   const { answer: order, replayed } = await sell(
     c.var.db,
-    { lines: request.tickets, email: request.email, phone: request.phone, reference: request.reference, addressing: "tickets", body: request },
+    {
+      lines: request.tickets,
+      email: request.email,
+      phone: request.phone,
+      reference: request.reference,
+      holdMinutes: request.holdMinutes,
+      addressing: "tickets",
+      body: request,
+    },
     context,
     (sale) => orderSold(sale, request.reference, context.currency),
   );
-  // A replay's images were prepared with its first response.
-  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+  // A replay's images were prepared with its first response; a held ticket has none yet.
+  if (!replayed && order.status === "confirmed" && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
     c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
@@ -106,8 +119,37 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
 
 export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await readFresh(c.var, (db) => orderStatus(db, orderId, c.var.principal, currencyOf(c.env)));
+  const read = (db: Parameters<typeof orderStatus>[0]) => orderStatus(db, orderId, c.var.principal, currencyOf(c.env));
+  let status = await readFresh(c.var, read);
   if (!status) throw orderNotFound(orderId);
+  // A hold may have been confirmed, extended or released a moment ago, on the primary.
+  if (status.status === "held" || status.status === "expired") status = (await read(c.var.primaryDb())) ?? status;
+  c.header("Cache-Control", "no-store");
+  return c.json(status, 200);
+};
+
+function holdContextOf(c: Context<AppEnv>): HoldContext {
+  return {
+    principal: c.var.principal,
+    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+    currency: currencyOf(c.env),
+  };
+}
+
+export const confirmOrder: AppRouteHandler<typeof routes.confirmOrder> = async (c) => {
+  const { orderId } = c.req.valid("param");
+  const { confirmation, replayed } = await confirmHeldOrder(c.var.db, orderId, c.req.valid("json") ?? {}, {
+    ...holdContextOf(c),
+    idempotencyKey: c.req.valid("header")["idempotency-key"],
+  });
+  c.header("Cache-Control", "no-store");
+  if (replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(confirmation, 200);
+};
+
+export const extendHold: AppRouteHandler<typeof routes.extendHold> = async (c) => {
+  const { orderId } = c.req.valid("param");
+  const status = await extendHeldOrder(c.var.db, orderId, c.req.valid("json").holdMinutes, holdContextOf(c));
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
 };

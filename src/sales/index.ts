@@ -11,4 +11,6 @@ export const ticketSalesRouter = createRouter()
 export const ordersRouter = createRouter({ lines: "tickets" })
   .openapi(routes.createOrder, handlers.createOrder)
   .openapi(routes.getOrder, handlers.getOrder)
-  .openapi(routes.findOrdersByReference, handlers.findOrdersByReference);
+  .openapi(routes.findOrdersByReference, handlers.findOrdersByReference)
+  .openapi(routes.confirmOrder, handlers.confirmOrder)
+  .openapi(routes.extendHold, handlers.extendHold);

@@ -1,12 +1,11 @@
 // An order's status: one batch over the order and its tickets.
-// An order's status: one batch over the order and its tickets.
 import type { Principal } from "../env";
 import { Batch, type Db, runStep } from "../platform/batch";
 import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type TicketRow, selectOrderTickets } from "../tickets/statements";
-import { ticketStatusOf } from "../tickets/status";
+import { isHeld, ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { OrderStatus } from "./schemas";
 import { ordersWithReference, type OrderRow, selectOrder, selectOrdersByReference } from "./statements";
@@ -15,9 +14,24 @@ export function orderNotFound(orderId: string): ProblemError {
   return new ProblemError(404, { detail: `No order with id ${orderId}.` });
 }
 
+/**
+ * An order's state now: as recorded, but a held order is released when a
+ * change released its tickets (tickets/statements.ts `cancelTickets`), and
+ * expired once its hold ran out (the database's clock, at the read).
+ */
+export function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
+  if (order.status !== "held") return { status: order.status };
+  if (tickets.some((t) => t.hold_until !== null && t.cancelled_at !== null && t.cancel_source !== "hold-expired")) {
+    return { status: "released" };
+  }
+  const expiresAt = tickets[0]?.hold_until ?? undefined;
+  return { status: tickets.some(isHeld) ? "held" : "expired", ...(expiresAt === undefined ? {} : { expiresAt }) };
+}
+
 export function orderStatusOf(order: OrderRow, tickets: TicketRow[], currency: string): OrderStatus {
   return {
     orderId: order.order_id,
+    ...orderStateOf(order, tickets),
     ...(order.reference === null ? {} : { reference: order.reference }),
     createdAt: order.created_at,
     totalPrice: totalOf(tickets.map((ticket) => ticket.price_cents)),

@@ -3,7 +3,17 @@ import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSche
 import { allowRoles } from "../middleware/require-role";
 import { AvailabilityQuerySchema, AvailabilitySchema, CalendarQuerySchema, CalendarSchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
-import { OrderIdParamsSchema, OrderReferenceQuerySchema, OrderRequestSchema, OrderSchema, OrderStatusListSchema, OrderStatusSchema } from "./schemas";
+import {
+  HoldRequestSchema,
+  OrderConfirmationRequestSchema,
+  OrderConfirmationSchema,
+  OrderIdParamsSchema,
+  OrderReferenceQuerySchema,
+  OrderRequestSchema,
+  OrderSchema,
+  OrderStatusListSchema,
+  OrderStatusSchema,
+} from "./schemas";
 
 const ticketTags = ["Tickets"];
 const orderTags = ["Orders"];
@@ -157,5 +167,59 @@ export const findOrdersByReference = createRoute({
   responses: {
     200: jsonContent(OrderStatusListSchema, "Success."),
     ...problemResponses(400, 401, 403),
+  },
+});
+
+const HoldExpiredProblem = ProblemSchema.extend({
+  available: z.number().int().optional().openapi({ description: "A late confirmation: what is left where its places fell short." }),
+  availableEntryTimes: z.array(TimeSchema).optional(),
+  line: Line.optional(),
+}).openapi("HoldExpiredProblem");
+
+export const confirmOrder = createRoute({
+  method: "post",
+  path: "/orders/{orderId}/confirmation",
+  operationId: "confirmOrder",
+  summary: "Confirm a held order",
+  description:
+    "Sells a held order once the buyer has paid: every ticket `valid`, at the prices recorded when it was held, in one atomic write decided by the database's clock. Send no body, `{}`, or the buyer's `email` (and `phone`) when the hold was made without them. Confirming a confirmed order answers it again and changes nothing. After `expiresAt`, while every place it held is still free, it is sold all the same (`lateConfirmation: true`). The account that held it, admin or box-office (another sales account: 404). Send an `Idempotency-Key` to make retries safe.",
+  tags: orderTags,
+  security: BASIC_AUTH,
+  ...staff,
+  request: {
+    params: OrderIdParamsSchema,
+    headers: IdempotencyHeadersSchema,
+    body: { required: false, content: { "application/json": { schema: OrderConfirmationRequestSchema } } },
+  },
+  responses: {
+    200: { ...jsonContent(OrderConfirmationSchema, "Confirmed (now, or before)."), headers: REPLAYED_HEADER },
+    409: {
+      description:
+        "`/problems/hold-expired`: the hold ran out and its places are no longer all free (`available` as in a sold-out answer); `/problems/order-released`: the order was released. Nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed.",
+      content: { "application/problem+json": { schema: HoldExpiredProblem } },
+    },
+    ...problemResponses(400, 401, 403, 404, 413, 415, 422),
+  },
+});
+
+export const extendHold = createRoute({
+  method: "post",
+  path: "/orders/{orderId}/hold",
+  operationId: "extendHold",
+  summary: "Extend a held order's hold",
+  description:
+    "Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold. The account that held it, admin or box-office (another sales account: 404).",
+  tags: orderTags,
+  security: BASIC_AUTH,
+  ...staff,
+  request: { params: OrderIdParamsSchema, body: jsonRequestBody(HoldRequestSchema) },
+  responses: {
+    200: jsonContent(OrderStatusSchema, "Extended."),
+    409: {
+      description:
+        "`/problems/hold-expired`: the hold ran out (confirm it, or order again); `/problems/order-confirmed`: the order is sold; `/problems/order-released`: it was released. Nothing was changed.",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
+    ...problemResponses(400, 401, 403, 404, 413, 415),
   },
 });

@@ -187,18 +187,37 @@ const ReferenceSchema = textField(64, {
   example: "SHOP-2026-000123",
 });
 
+const HOLD_MINUTES_MESSAGE = "Must be a whole number of minutes from 1 to 60.";
+
+export const HoldMinutesSchema = z
+  .number({ error: HOLD_MINUTES_MESSAGE })
+  .int({ error: HOLD_MINUTES_MESSAGE })
+  .min(1, { error: HOLD_MINUTES_MESSAGE })
+  .max(60, { error: HOLD_MINUTES_MESSAGE })
+  .openapi({
+    description:
+      "Hold the order for this many minutes while the buyer pays (1–60), capped at the moment the first of its tickets stops being sold; confirm it with `POST /orders/{orderId}/confirmation`.",
+    example: 15,
+  });
+
 export const OrderRequestSchema = z
   .strictObject({
-    email: EmailSchema,
+    email: EmailSchema.optional().openapi({ description: "The buyer's e-mail: required unless `holdMinutes` is given (the confirmation brings it then)." }),
     phone: PhoneSchema.optional(),
     reference: ReferenceSchema.optional(),
+    holdMinutes: HoldMinutesSchema.optional(),
     tickets: z
       .array(TicketLineRequestSchema, { error: linesMessage })
       .min(1, { error: linesMessage })
       .max(MAX_ORDER_LINES, { error: linesMessage })
       .openapi({ description: "The tickets, each following the rules of `POST /tickets`; sold all or nothing." }),
   })
-  .openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase." });
+  .superRefine((order, ctx) => {
+    if (order.email === undefined && order.holdMinutes === undefined) {
+      ctx.addIssue({ code: "custom", path: ["email"], message: "Required unless the order is held (holdMinutes)." });
+    }
+  })
+  .openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase, or held while the buyer pays." });
 type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 const OrderIdSchema = UuidSchema.openapi("OrderId", {
@@ -212,10 +231,18 @@ export const OrderIdParamsSchema = z.object({
 
 const Total = Price.openapi({ description: "The sum of the tickets' prices as sold, in the museum's currency.", example: 100 });
 
+const OrderStatusValueSchema = z.enum(["held", "confirmed", "expired", "released"]).openapi("OrderStatusValue", {
+  description:
+    "`held`: its places are kept until `expiresAt`; `confirmed`: sold; `expired`: the hold ran out (its places are free; a late confirmation may still sell it); `released`: given up, never sold.",
+});
+const ExpiresAt = Timestamp.optional().openapi({ description: "Held and expired orders: when the hold ends (RFC 3339 UTC), by the database's clock." });
+
 export const OrderSchema = z
   .object({
     orderId: OrderIdSchema,
     reference: ReferenceSchema.optional(),
+    status: z.enum(["held", "confirmed"]).openapi({ description: "`held` with `holdMinutes`, else `confirmed` (sold at once)." }),
+    expiresAt: ExpiresAt,
     totalPrice: Total,
     currency: CurrencySchema,
     tickets: z.array(
@@ -238,6 +265,8 @@ export const OrderStatusSchema = z
   .object({
     orderId: OrderIdSchema,
     reference: ReferenceSchema.optional(),
+    status: OrderStatusValueSchema,
+    expiresAt: ExpiresAt,
     createdAt: Timestamp,
     totalPrice: Total,
     currency: CurrencySchema,
@@ -255,3 +284,26 @@ export const OrderReferenceQuerySchema = z.object({
 export const OrderStatusListSchema = z
   .array(OrderStatusSchema)
   .openapi("OrderStatusList", { description: "The orders with the reference, newest first; `[]` when none." });
+
+export const OrderConfirmationRequestSchema = z
+  .strictObject({
+    email: EmailSchema.optional().openapi({ description: "The buyer's e-mail, replacing the held order's; required when the order has none." }),
+    phone: PhoneSchema.optional().openapi({ description: "The buyer's phone, replacing the held order's: `phone` only together with `email`." }),
+  })
+  .refine((body) => body.phone === undefined || body.email !== undefined, {
+    path: ["email"],
+    message: "Required with phone: the buyer's contact is given whole.",
+  })
+  .openapi("OrderConfirmationRequest", { description: "Send nothing, `{}`, or the buyer's contact when the hold was made without it." });
+
+export const OrderConfirmationSchema = OrderStatusSchema.extend({
+  lateConfirmation: z
+    .boolean()
+    .optional()
+    .openapi({ description: "`true` when the hold had run out and its places were still free: sold all the same." }),
+}).openapi("OrderConfirmation", { description: "The order as confirmed: every ticket valid, at the prices recorded when it was held." });
+export type OrderConfirmation = z.infer<typeof OrderConfirmationSchema>;
+
+export const HoldRequestSchema = z
+  .strictObject({ holdMinutes: HoldMinutesSchema })
+  .openapi("HoldRequest", { description: "Keep a held order's places longer while the buyer pays." });

@@ -2,20 +2,30 @@
 // more lines checked, then written all or nothing in one batch whose inserts
 // require the sale's conditions (conditions.ts); a refusal is explained by
 // the same conditions (refusal.ts).
-import sql from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
 import { validationProblem } from "../http/errors";
 import { Batch, type Db, GuardRaced } from "../platform/batch";
+import { minutesOf } from "../hours/calendar";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
+import { sqlNowPlusSeconds } from "../platform/sql";
 import { insertOrder, isDuplicateReference } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import { insertTicket, ticketExists, ticketsWritten } from "../tickets/statements";
+import {
+  alignOrderHold,
+  insertTicket,
+  orderHoldEnd,
+  selectOrderHoldEnd,
+  type TicketColumns,
+  ticketExists,
+  ticketsWritten,
+} from "../tickets/statements";
 import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
-import { allOf, conditionsOf, NONE_AHEAD } from "./conditions";
+import { allOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -27,10 +37,13 @@ const WRITE_ATTEMPTS = 2;
 /** What is sold: the lines, the buyer's contact, and whether they make an order (`POST /orders`) or a single ticket. */
 export type SaleRequest = {
   lines: readonly TicketLine[];
-  email: string;
+  /** The buyer's e-mail: required unless the sale is held (its confirmation brings it then). */
+  email: string | undefined;
   phone?: string;
   /** The seller's own reference of an order (unique per seller). */
   reference?: string;
+  /** Held for this many minutes while the buyer pays (an order only); none: sold at once. */
+  holdMinutes?: number;
   /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
   addressing: LineAddressing;
   /** The request as sent: what its Idempotency-Key is bound to. */
@@ -64,8 +77,26 @@ type SoldTicket = {
   confirmationCode: string;
 };
 
-/** What was sold: the order (for `POST /orders`) and its tickets, in the order of the lines. */
-export type Sale = { orderId?: string; tickets: SoldTicket[] };
+/**
+ * What was sold: the order (for `POST /orders`) and its tickets, in the order
+ * of the lines; a held order's `expiresAt` (RFC 3339 UTC, the database's clock).
+ */
+export type Sale = { orderId?: string; tickets: SoldTicket[]; expiresAt?: string };
+
+/**
+ * When a held line's hold ends (an SQL timestamp): `holdMinutes` from the
+ * database's now, but never after the moment the line stops being sold.
+ * `secondsIntoDay`: how far into the museum's day `now` is.
+ */
+export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow, secondsIntoDay: number): Sql {
+  const wanted = holdMinutes * 60;
+  return sqlNowPlusSeconds(sql`min(${wanted}, coalesce(${secondsLeftOnSale(ticket, now, secondsIntoDay)}, ${wanted}))`);
+}
+
+/** How far into the museum's day (`now`, to the minute) the moment `at` is, in seconds. */
+export function secondsIntoDay(now: MuseumNow, at: Date): number {
+  return minutesOf(now.time) * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
+}
 
 /** True when a write failed on a clash of two confirmation codes (worth one more try with new ones). */
 function isConfirmationCodeClash(error: unknown): boolean {
@@ -94,20 +125,27 @@ async function writeSale<Answer>(
   claim: IdempotencyClaimHeld | undefined,
   answer: (sale: Sale) => Answer,
 ): Promise<Answer> {
-  const { lines } = request;
-  const response = answer(sale);
+  const { lines, holdMinutes } = request;
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
+  const held = sale.orderId !== undefined && holdMinutes !== undefined ? { orderId: sale.orderId, holdMinutes } : null;
+  const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   if (sale.orderId) {
-    batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, reference: request.reference }, claimGuard));
+    batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
   }
   sale.tickets.forEach((ticket, i) => {
-    const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD);
+    const line = lines[i]!;
+    const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD);
+    const columns = {
+      ticketType: sql`${line.ticketType}`,
+      ticketDate: sql`${line.ticketDate}`,
+      entryTime: sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`,
+    };
     batch.add(
       insertTicket(
         db,
         {
-          ...lines[i]!,
+          ...line,
           email: request.email,
           phone: request.phone,
           ticketId: ticket.ticketId,
@@ -115,11 +153,14 @@ async function writeSale<Answer>(
           priceCents: ticket.priceCents,
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
+          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, intoDay) } : {}),
         },
         { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
       ),
     );
   });
+  // One end for the order: the first of its lines to stop being sold.
+  if (held) batch.add(alignOrderHold(db, held.orderId));
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
   // All or nothing: a line its insert refused undoes the whole sale.
   batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
@@ -133,14 +174,15 @@ async function writeSale<Answer>(
     return requestRefusal(refusal.problems, request.addressing);
   });
   if (claim) {
-    addKeyCompletion(batch, claim, {
-      resourceId: sale.orderId ?? ticketIds[0]!,
-      body: JSON.stringify(response),
-      written: ticketExists(ticketIds[0]!),
-    });
+    // A held order's stored answer takes its expiresAt from the database, as the answer does.
+    const body = held
+      ? sql`json_set(${JSON.stringify(answer({ ...sale, expiresAt: "" }))}, '$.expiresAt', ${orderHoldEnd(held.orderId)})`
+      : JSON.stringify(answer(sale));
+    addKeyCompletion(batch, claim, { resourceId: sale.orderId ?? ticketIds[0]!, body, written: ticketExists(ticketIds[0]!) });
   }
+  const holdEnd = held && batch.add(selectOrderHoldEnd(db, held.orderId));
   await batch.run();
-  return response;
+  return answer(holdEnd ? { ...sale, expiresAt: holdEnd.value! } : sale);
 }
 
 /** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */

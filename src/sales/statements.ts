@@ -4,18 +4,27 @@
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 
-export type OrderRow = { order_id: string; reference: string | null; created_at: string };
+/** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
+export type RecordedOrderStatus = "held" | "confirmed" | "released";
+
+export type OrderRow = { order_id: string; reference: string | null; created_at: string; status: RecordedOrderStatus };
 
 /**
- * Writes an order while `guard` (an SQL condition: an Idempotency-Key's
- * claim) holds; reads whether it did. A `reference` the seller used before
- * fails the statement on the unique index orders_by_reference
- * (`isDuplicateReference`), so the batch writes nothing.
+ * Writes an order (held, or confirmed: sold at once) while `guard` (an SQL
+ * condition: an Idempotency-Key's claim) holds; reads whether it did. A
+ * `reference` the seller used before fails the statement on the unique index
+ * orders_by_reference (`isDuplicateReference`), so the batch writes nothing.
  */
-export function insertOrder(db: Db, order: { orderId: string; soldBy: string; reference?: string }, guard: Sql = sql`1`): Step<boolean> {
+export function insertOrder(
+  db: Db,
+  order: { orderId: string; soldBy: string; held: boolean; reference?: string },
+  guard: Sql = sql`1`,
+): Step<boolean> {
+  const status: RecordedOrderStatus = order.held ? "held" : "confirmed";
   return step(
     db,
-    sql`INSERT INTO orders (order_id, sold_by, reference) SELECT ${order.orderId}, ${order.soldBy}, ${order.reference ?? null} WHERE ${guard}`,
+    sql`INSERT INTO orders (order_id, sold_by, status, reference)
+        SELECT ${order.orderId}, ${order.soldBy}, ${status}, ${order.reference ?? null} WHERE ${guard}`,
     (result) => read.changes(result) > 0,
   );
 }
@@ -25,11 +34,25 @@ export function isDuplicateReference(error: unknown): boolean {
   return error instanceof Error && error.message.includes("orders.sold_by, orders.reference");
 }
 
+/** True while the order `orderId`, sold by `seller` (null: by anyone), is recorded as `status`. */
+export function orderRecordedAs(orderId: string, status: RecordedOrderStatus, seller: string | null): Sql {
+  return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId} AND status = ${status} AND (${seller} IS NULL OR sold_by = ${seller}))`;
+}
+
+/** Records a held order as `status` while `allowed` (an SQL condition) holds; reads whether it did. */
+export function settleHeldOrder(db: Db, orderId: string, status: "confirmed" | "released", allowed: Sql): Step<boolean> {
+  return step(
+    db,
+    sql`UPDATE orders SET status = ${status} WHERE order_id = ${orderId} AND status = 'held' AND ${allowed}`,
+    (result) => read.changes(result) > 0,
+  );
+}
+
 /** An order sold by `seller` (null: by anyone; tickets/access.ts), or null. */
 export function selectOrder(db: Db, orderId: string, seller: string | null): Step<OrderRow | null> {
   return step(
     db,
-    sql`SELECT order_id, reference, created_at FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})`,
+    sql`SELECT order_id, reference, created_at, status FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})`,
     read.first<OrderRow>(),
   );
 }
@@ -50,7 +73,7 @@ export function ordersWithReference(reference: string, seller: string | null): S
 export function selectOrdersByReference(db: Db, reference: string, seller: string | null): Step<OrderRow[]> {
   return step(
     db,
-    sql`SELECT order_id, reference, created_at FROM orders
+    sql`SELECT order_id, reference, created_at, status FROM orders
          WHERE order_id IN (${ordersWithReference(reference, seller)})
          ORDER BY created_at DESC, rowid DESC`,
     read.rows<OrderRow>(),

@@ -1,3 +1,4 @@
+import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { AppRouteHandler } from "../http/types";
 import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { readFresh } from "../platform/fresh-read";
@@ -12,8 +13,18 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   // A client that sends a session bookmark reads its own writes (README, "Read
   // replicas"): only a request without one may be answered from this isolate's memory.
   const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
-  const ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, c.var.principal, mayRecall));
+  let ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, c.var.principal, mayRecall));
   if (!ticket) throw ticketNotFound(ticketId);
+  // Held on a replica: its confirmation may have just been written on the primary.
+  if (ticket.held) ticket = (await lookUpTicketForImage(c.var.primaryDb(), ticketId, c.var.principal, false)) ?? ticket;
+  if (ticket.held) {
+    throw new ProblemError(409, {
+      type: PROBLEM_TYPES.ticketHeld,
+      title: "Ticket held",
+      detail: "This ticket is held for an order being paid for: it has no image and no code until the order is confirmed.",
+      extensions: { ticketId },
+    });
+  }
 
   const keys = signingKeysOf(c.env);
   const etag = await ticketImageEtag(ticket, keys);

@@ -17,6 +17,8 @@ export type TicketForImage = {
   eventName?: string;
   entryTime?: string;
   cancelled: boolean;
+  /** Held for an order being paid for: no image, no code yet. */
+  held?: boolean;
 };
 
 /**
@@ -63,9 +65,12 @@ export async function lookUpTicketForImage(
     confirmationCode: row.confirmation_code,
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
-    cancelled: row.cancelled_at !== null,
+    // A hold that ran out is cancelled from its end on, recorded or not.
+    cancelled: row.cancelled_at !== null || row.hold_expired === 1,
+    held: row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1,
   };
-  rememberTicket(ticket, row.sold_by);
+  // A held ticket is soon confirmed (or gone): it is read afresh each time.
+  if (!ticket.held) rememberTicket(ticket, row.sold_by);
   return ticket;
 }
 

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { BASIC_AUTH, problemResponses } from "../http/openapi";
+import { BASIC_AUTH, problemResponses, ProblemSchema } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
 import { TicketIdParamsSchema } from "../tickets/schemas";
 
@@ -34,6 +34,10 @@ export const getTicketCode = createRoute({
       },
     },
     304: { description: "The image has not changed since the ETag sent in If-None-Match." },
+    409: {
+      description: "`/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed.",
+      content: { "application/problem+json": { schema: ProblemSchema } },
+    },
     ...problemResponses(400, 401, 403, 404),
   },
 });

@@ -85,8 +85,11 @@ export const RefundSchema = z
   .openapi("Refund");
 
 export const CancelSourceSchema = z
-  .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change"])
-  .openapi("CancellationSource", { description: "Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price)." });
+  .enum(["box-office", "event-deleted", "date-removed", "closure", "schedule-change", "hold-expired", "hold-released"])
+  .openapi("CancellationSource", {
+    description:
+      "Who cancelled the ticket: the box office, the museum by a change (which refunds the full price), or a hold that ran out or was released (refund 0: nothing was paid).",
+  });
 
 /** The account that cancelled a ticket at the box office. */
 export const CancelledBySchema = z
@@ -114,7 +117,10 @@ export const TicketStatusSchema = z
     orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     currency: CurrencySchema,
-    status: z.enum(["valid", "admitted", "cancelled"]).openapi("TicketStatusValue"),
+    status: z.enum(["held", "valid", "admitted", "cancelled"]).openapi("TicketStatusValue", {
+      description: "`held`: kept for an order being paid for (no image, no admission) until `expiresAt`.",
+    }),
+    expiresAt: Timestamp.optional().openapi({ description: "Held tickets only: when the hold ends (its places are free then)." }),
     admittedAt: Timestamp.optional(),
     cancelledAt: Timestamp.optional(),
     cancellation: CancellationSchema.optional().openapi({ description: "Cancelled tickets only." }),

@@ -10,7 +10,8 @@ import { SQL_NOW } from "../platform/sql";
 import type { TicketLine, TicketType } from "./schemas";
 
 export type NewTicket = TicketLine & {
-  email: string;
+  /** The buyer's e-mail; a held ticket may have none yet (its confirmation brings it). */
+  email: string | undefined;
   phone?: string;
   ticketId: string;
   confirmationCode: string;
@@ -19,16 +20,44 @@ export type NewTicket = TicketLine & {
   soldBy: string;
   /** The order the ticket is a line of (0-based), if any. */
   order?: { orderId: string; line: number };
+  /** When its hold ends (an SQL timestamp expression): a held ticket; none: sold at once. */
+  holdUntil?: Sql;
 };
 
-const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time, order_id, order_line, category)`;
+const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confirmation_code, buyer_email, buyer_phone, price_cents, sold_by, entry_time, order_id, order_line, category, hold_until)`;
 
 /** Where places are counted: a day's general tickets, an entry slot's, an event date's. */
 export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
 
-/** Places taken on `date` in a scope (`ref` an SQL expression): one primary-key read, however many were sold. */
+/** True while a ticket's hold has ended by the database's clock (`t`: the ticket's alias) and nothing recorded it yet. */
+const holdRanOut = (t: Sql) => sql`${t}.hold_until IS NOT NULL AND ${t}.cancelled_at IS NULL AND ${t}.hold_until <= ${SQL_NOW}`;
+
+/** True for a ticket `t` of the scope `scope` of `ref` (SQL expressions). */
+function inScope(t: Sql, scope: Sql, ref: Sql): Sql {
+  return sql`CASE ${scope} WHEN 'day' THEN ${t}.ticket_type = 'general' WHEN 'slot' THEN ${t}.entry_time = ${ref}
+                          ELSE ${t}.ticket_type = 'event' AND ${t}.event_id = ${ref} END`;
+}
+
+/**
+ * The expired holds nothing recorded yet on `date` in a scope: ticket_places
+ * still counts them (migrations/0015), every read of places subtracts them,
+ * so their places are free at hold_until exactly. Reads the few rows of the
+ * partial index tickets_on_hold.
+ */
+function expiredHolds(date: Sql, scope: Sql, ref: Sql): Sql {
+  const h = raw("h");
+  return sql`(SELECT count(*) FROM tickets h INDEXED BY tickets_on_hold
+               WHERE h.ticket_date = ${date} AND ${holdRanOut(h)} AND ${inScope(h, scope, ref)})`;
+}
+
+/**
+ * Places taken on `date` in a scope (`ref` an SQL expression): valid,
+ * admitted and live held tickets. One primary-key read, however many were
+ * sold, and the day's expired holds not yet recorded.
+ */
 export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sql {
-  return sql`coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)`;
+  return sql`(coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)
+              - ${expiredHolds(date, sql`${scope}`, ref)})`;
 }
 
 /**
@@ -43,9 +72,10 @@ export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requi
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
         SELECT ${ticket.ticketId}, ${ticket.ticketType}, ${ticket.ticketDate},
                ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
-               ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
+               ${ticket.email ?? null}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
                ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
-               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${defaultCategoryId}
+               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${defaultCategoryId},
+               ${ticket.holdUntil ?? null}
           FROM ${sale.from}
          WHERE ${sale.requires}`,
     (result) => read.changes(result) > 0,
@@ -84,7 +114,7 @@ export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
         SELECT value ->> 'ticketId', value ->> 'ticketType', value ->> 'ticketDate', value ->> 'eventId',
                value ->> 'confirmationCode', value ->> 'email', value ->> 'phone', value ->> 'priceCents',
-               value ->> 'soldBy', value ->> 'entryTime', NULL, NULL, ${defaultCategoryId}
+               value ->> 'soldBy', value ->> 'entryTime', NULL, NULL, ${defaultCategoryId}, NULL
           FROM json_each(${rows})`,
     read.changes,
   );
@@ -109,7 +139,8 @@ function placesOf(rows: PlacesRow[]): PlacesTaken {
  * @public (used by the tools, which bundle this file)
  */
 export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
-  return step(db, sql`SELECT scope, ref, taken FROM ticket_places WHERE ticket_date = ${date}`, (result) =>
+  const taken = sql`p.taken - ${expiredHolds(sql`${date}`, sql`p.scope`, sql`p.ref`)}`;
+  return step(db, sql`SELECT scope, ref, ${taken} AS taken FROM ticket_places p WHERE ticket_date = ${date}`, (result) =>
     placesOf(read.rows<PlacesRow>()(result)),
   );
 }
@@ -119,8 +150,9 @@ export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
  * `parsePlacesTaken`): for a read of a day's, or many days', availability.
  */
 export function placesTakenOn(date: Sql): Sql {
-  return sql`(SELECT json_group_array(json_object('scope', scope, 'ref', ref, 'taken', taken))
-      FROM ticket_places WHERE ticket_date = ${date})`;
+  const taken = sql`p.taken - ${expiredHolds(date, sql`p.scope`, sql`p.ref`)}`;
+  return sql`(SELECT json_group_array(json_object('scope', p.scope, 'ref', p.ref, 'taken', ${taken}))
+      FROM ticket_places p WHERE p.ticket_date = ${date})`;
 }
 
 /** The places of `placesTakenOn` (its JSON). */
@@ -144,11 +176,12 @@ export type PlaceLimit = {
 
 /** The dates a limit would leave with more places taken than it allows, and the most taken on each. */
 function overLimitQuery({ scope, ref, from, until, limit }: PlaceLimit): Sql {
-  return sql`SELECT p.ticket_date, max(p.taken) AS sold FROM ticket_places p
+  const taken = sql`(p.taken - ${expiredHolds(raw("p.ticket_date"), raw("p.scope"), raw("p.ref"))})`;
+  return sql`SELECT p.ticket_date, max(${taken}) AS sold FROM ticket_places p
      WHERE p.scope = ${scope} AND p.ticket_date >= ${from}
        ${until === undefined ? sql`` : sql`AND p.ticket_date <= ${until}`}
        ${ref === undefined ? sql`` : sql`AND p.ref = ${ref}`}
-       AND p.taken > ${limit(raw("p.ticket_date"))}
+       AND ${taken} > ${limit(raw("p.ticket_date"))}
      GROUP BY p.ticket_date`;
 }
 
@@ -166,8 +199,8 @@ export function ticketExists(ticketId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE ticket_id = ${ticketId})`;
 }
 
-/** Who cancelled a ticket: the box office, or a change by the museum. */
-type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+/** Who cancelled a ticket: the box office, a change by the museum, or a hold that ran out or was released. */
+type CancelSource = "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change" | "hold-expired" | "hold-released";
 
 /** A ticket's facts as every read of it names them (never the buyer's contact details). */
 export type TicketRow = {
@@ -187,11 +220,16 @@ export type TicketRow = {
   cancelled_by: string | null;
   refund_cents: number | null;
   admitted_at: string | null;
+  /** While held (or once its hold ran out or was released): when its hold ends. */
+  hold_until: string | null;
+  /** 1 when the hold ran out by the database's clock and nothing recorded it yet. */
+  hold_expired: number;
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
   t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
-  t.cancelled_at, t.cancel_source, t.cancel_reason, t.cancelled_by, t.refund_cents, t.admitted_at`;
+  t.cancelled_at, t.cancel_source, t.cancel_reason, t.cancelled_by, t.refund_cents, t.admitted_at,
+  t.hold_until, coalesce(${holdRanOut(raw("t"))}, 0) AS hold_expired`;
 
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
 const soldBy = (seller: string | null) => sql`(${seller} IS NULL OR t.sold_by = ${seller})`;
@@ -250,9 +288,12 @@ export type CancelledTicket = { ticket_id: string; refund_cents: number };
 /**
  * Cancels the target's tickets that can still be cancelled, refunding their
  * recorded price: valid (neither admitted nor cancelled), sold by `soldBy`
- * when given, and `cancellable`. `guard`, an SQL condition, must hold too
- * (an Idempotency-Key's claim). Reads the tickets it cancelled; the places
- * they took are free when it returns (migrations/0011_capacity.sql).
+ * when given, and `cancellable`. An order's held tickets (live or run out)
+ * are released instead: `hold-released`, refund 0 (nothing was paid); a
+ * single held ticket is not cancelled (its order is released whole).
+ * `guard`, an SQL condition, must hold too (an Idempotency-Key's claim).
+ * Reads the tickets it cancelled; the places they took are free when it
+ * returns (migrations/0011_capacity.sql).
  */
 export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, guard: Sql = sql`1`): Step<CancelledTicket[]> {
   const { target } = cancellation;
@@ -261,12 +302,14 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
     db,
     sql`UPDATE tickets AS t
            SET cancelled_at = ${cancellation.cancelledAt}, cancellation_id = ${cancellation.cancellationId},
-               cancel_source = 'box-office', cancel_reason = ${cancellation.reason},
-               cancelled_by = ${cancellation.by}, refund_cents = t.price_cents
-         WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId}` : sql`t.order_id = ${target.orderId}`}
+               cancel_source = CASE WHEN t.hold_until IS NULL THEN ${"box-office" satisfies CancelSource}
+                                    ELSE ${"hold-released" satisfies CancelSource} END,
+               cancel_reason = ${cancellation.reason}, cancelled_by = ${cancellation.by},
+               refund_cents = CASE WHEN t.hold_until IS NULL THEN t.price_cents ELSE 0 END
+         WHERE ${"ticketId" in target ? sql`t.ticket_id = ${target.ticketId} AND t.hold_until IS NULL` : sql`t.order_id = ${target.orderId}`}
            AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
            AND ${soldBy(cancellation.soldBy)}
-           AND ${cancellation.cancellable(columns)}
+           AND (t.hold_until IS NOT NULL OR ${cancellation.cancellable(columns)})
            AND ${guard}
         RETURNING ticket_id, refund_cents`,
     read.rows<CancelledTicket>(),
@@ -288,12 +331,12 @@ export function selectCancelledBy(db: Db, cancellationId: string): Step<Cancelle
 }
 
 /**
- * True while the ticket `ticketId` can be admitted now: valid, dated `today`,
+ * True while the ticket `ticketId` can be admitted now: valid (sold, not held), dated `today`,
  * and (timed) its entry time no later than `latestEntryTime`.
  */
 export function ticketAdmittable(ticketId: string, today: IsoDate, latestEntryTime: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets t
-                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today}
+                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today} AND t.hold_until IS NULL
                         AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
                         AND (t.entry_time IS NULL OR t.entry_time <= ${latestEntryTime}))`;
 }
@@ -317,8 +360,9 @@ export type AttendanceRow = {
 };
 
 /**
- * Tickets sold, admitted and cancelled for one date, per general entry and
- * per event. The grouping reads the covering index tickets_by_date only
+ * Tickets sold (confirmed: held ones, and holds that ran out or were
+ * released, are not sold), admitted and cancelled for one date, per general
+ * entry and per event. The grouping reads the covering index tickets_by_date only
  * (docs/performance.md); each event's name is then one primary-key lookup.
  * Exported for the query-plan test.
  * @internal (for tests)
@@ -326,7 +370,7 @@ export type AttendanceRow = {
 export function attendanceQuery(date: IsoDate): Sql {
   return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.sold, g.admitted, g.cancelled
      FROM (SELECT ticket_type, event_id, count(*) AS sold, count(admitted_at) AS admitted, count(cancelled_at) AS cancelled
-             FROM tickets WHERE ticket_date = ${date}
+             FROM tickets WHERE ticket_date = ${date} AND hold_until IS NULL
             GROUP BY ticket_type, event_id) g
     ORDER BY g.ticket_type DESC, event_name, g.event_id`;
 }
@@ -362,7 +406,8 @@ export type TicketCause = { today: IsoDate } & (
     }
 );
 
-const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL`;
+/** Valid for every rule that protects sold tickets: sold and neither admitted nor cancelled, or held by a live hold. */
+const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL AND (hold_until IS NULL OR hold_until > ${SQL_NOW})`;
 
 /** The valid tickets a cause leaves without their day (a condition on `tickets`), or null when it strands none. */
 export function strandedBy(cause: TicketCause): Sql | null {
@@ -404,12 +449,19 @@ export function anyTicket(stranded: Sql): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE ${stranded})`;
 }
 
-/** Cancels the tickets `stranded` names, for `cause`: the museum's change refunds their full price. */
+/**
+ * Cancels the tickets `stranded` names, for `cause`: the museum's change
+ * refunds their full price. A held order any of whose tickets it cancels is
+ * released whole: all its held tickets, with the same source, refund 0.
+ */
 export function cancelTickets(db: Db, stranded: Sql, cause: TicketCause): Step<void> {
   return step(
     db,
-    sql`UPDATE tickets SET cancelled_at = ${SQL_NOW}, cancel_source = ${cancelSourceOf(cause)}, refund_cents = price_cents
-         WHERE ${stranded}`,
+    sql`UPDATE tickets SET cancelled_at = ${SQL_NOW}, cancel_source = ${cancelSourceOf(cause)},
+                           refund_cents = CASE WHEN hold_until IS NULL THEN price_cents ELSE 0 END
+         WHERE (${stranded})
+            OR (hold_until IS NOT NULL AND cancelled_at IS NULL
+                AND order_id IN (SELECT order_id FROM tickets WHERE (${stranded}) AND hold_until IS NOT NULL))`,
     read.nothing,
   );
 }
@@ -472,5 +524,108 @@ export function selectRevocations(db: Db, filter: RevocationFilter): Step<Revoca
          ORDER BY r.position
          LIMIT ${filter.limit}`,
     read.rows<RevocationRow>(),
+  );
+}
+
+/** When the order `orderId`'s hold ends (an SQL expression; NULL: it has no held ticket): its tickets' hold_until. */
+export function orderHoldEnd(orderId: string): Sql {
+  return sql`(SELECT min(hold_until) FROM tickets WHERE order_id = ${orderId})`;
+}
+
+/** Ends every held ticket of the order `orderId` with the first of them to end: the order's hold has one end. */
+export function alignOrderHold(db: Db, orderId: string): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET hold_until = ${orderHoldEnd(orderId)} WHERE order_id = ${orderId} AND hold_until IS NOT NULL`,
+    read.nothing,
+  );
+}
+
+export function selectOrderHoldEnd(db: Db, orderId: string): Step<string | null> {
+  return step(db, sql`SELECT ${orderHoldEnd(orderId)} AS hold_until`, (result) => read.first<{ hold_until: string | null }>()(result)?.hold_until ?? null);
+}
+
+/** True while the order `orderId` is held by a live hold (the database's clock). */
+export function orderHoldLive(orderId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND cancelled_at IS NULL AND hold_until > ${SQL_NOW})`;
+}
+
+/**
+ * True when a change released the held order `orderId` (cancelled its held
+ * tickets: a closure, a deleted event), as opposed to its hold running out.
+ */
+export function orderHoldReleased(orderId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND hold_until IS NOT NULL
+                        AND cancelled_at IS NOT NULL AND cancel_source <> ${"hold-expired" satisfies CancelSource})`;
+}
+
+/** True when the held order `orderId` has a ticket without the buyer's e-mail. */
+export function orderLacksEmail(orderId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND buyer_email IS NULL)`;
+}
+
+export function selectOrderLacksEmail(db: Db, orderId: string): Step<boolean> {
+  return step(db, sql`SELECT ${orderLacksEmail(orderId)} AS lacks`, (result) => read.first<{ lacks: number }>()(result)?.lacks === 1);
+}
+
+/**
+ * The places the tickets of `t`'s order ahead of it (lower lines) take in
+ * each of its scopes: what a late confirmation counts, in the order of the
+ * lines, before `t` (its held tickets take no place any more).
+ */
+export function orderLinesAhead(t: Sql): { day: Sql; slot: Sql; event: Sql } {
+  const ahead = (scope: Sql) =>
+    sql`(SELECT count(*) FROM tickets o WHERE o.order_id = ${t}.order_id AND o.order_line < ${t}.order_line
+                                        AND o.ticket_date = ${t}.ticket_date AND ${scope})`;
+  return {
+    day: ahead(sql`o.ticket_type = 'general'`),
+    slot: ahead(sql`o.entry_time = ${t}.entry_time`),
+    event: ahead(sql`o.ticket_type = 'event' AND o.event_id = ${t}.event_id`),
+  };
+}
+
+/** True when some ticket `t` of the order `orderId` fails `sellable` (an SQL condition on `t`). */
+export function anyOrderTicketFails(orderId: string, sellable: Sql): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = ${orderId} AND NOT ${sellable})`;
+}
+
+/**
+ * Sells the held tickets of the order `orderId` (live, or run out whether
+ * recorded or not) when `confirming` (an SQL condition) holds: no hold any
+ * more, and the buyer's contact when given (a new e-mail replaces the phone
+ * too). A recorded expiry is undone and its places taken again
+ * (migrations/0015). Reads how many it sold.
+ */
+export function confirmHeldTickets(
+  db: Db,
+  orderId: string,
+  contact: { email?: string; phone?: string },
+  confirming: Sql,
+): Step<number> {
+  const email = contact.email ?? null;
+  return step(
+    db,
+    sql`UPDATE tickets SET hold_until = NULL, cancelled_at = NULL, cancel_source = NULL, refund_cents = NULL,
+                           buyer_email = coalesce(${email}, buyer_email),
+                           buyer_phone = CASE WHEN ${email} IS NULL THEN buyer_phone ELSE ${contact.phone ?? null} END
+         WHERE order_id = ${orderId} AND hold_until IS NOT NULL
+           AND (cancelled_at IS NULL OR cancel_source = ${"hold-expired" satisfies CancelSource})
+           AND ${confirming}`,
+    read.changes,
+  );
+}
+
+/**
+ * Moves the live hold of the order `orderId` to end at `until` (an SQL
+ * expression of a ticket's columns) while `allowed` holds, then aligns its
+ * tickets on the first end (`alignOrderHold`). Reads how many it moved.
+ */
+export function extendOrderHold(db: Db, orderId: string, until: (ticket: TicketColumns) => Sql, allowed: Sql): Step<number> {
+  const columns = { ticketType: raw("ticket_type"), ticketDate: raw("ticket_date"), entryTime: raw("entry_time") };
+  return step(
+    db,
+    sql`UPDATE tickets SET hold_until = ${until(columns)}
+         WHERE order_id = ${orderId} AND cancelled_at IS NULL AND hold_until > ${SQL_NOW} AND ${allowed}`,
+    read.changes,
   );
 }

@@ -17,15 +17,32 @@ export function ticketFacts(row: TicketRow) {
   };
 }
 
-/** A ticket's status (cancelled, admitted or valid), with its cancellation's trail. */
-export function ticketStatusOf(row: TicketRow, currency: string): TicketStatus {
+/**
+ * A ticket as it stands now: a hold that ran out is cancelled (`hold-expired`,
+ * at its hold's end, refund 0) from that moment, whether recorded or not.
+ */
+function settled(row: TicketRow): TicketRow {
+  if (row.hold_expired !== 1) return row;
+  return { ...row, cancelled_at: row.hold_until, cancel_source: "hold-expired", cancel_reason: null, refund_cents: 0 };
+}
+
+/** True while a ticket is held (by a live hold: a hold that ran out is cancelled). */
+export function isHeld(row: TicketRow): boolean {
+  return row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1;
+}
+
+/** A ticket's status (held, cancelled, admitted or valid), with its cancellation's trail. */
+export function ticketStatusOf(ticket: TicketRow, currency: string): TicketStatus {
+  const row = settled(ticket);
+  const held = isHeld(ticket);
   return {
     ...ticketFacts(row),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     ...(row.order_id === null ? {} : { orderId: row.order_id }),
     price: amountOf(row.price_cents),
     currency,
-    status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : "valid",
+    status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : held ? "held" : "valid",
+    ...(held ? { expiresAt: row.hold_until! } : {}),
     ...(row.admitted_at === null ? {} : { admittedAt: row.admitted_at }),
     ...(row.cancelled_at === null ? {} : { cancelledAt: row.cancelled_at }),
     ...(row.cancelled_at === null || row.cancel_source === null

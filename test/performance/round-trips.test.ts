@@ -46,6 +46,9 @@ type Fixture = {
   /** The confirmation code of cachedTicketId; the reference of an order. */
   confirmationCode: string;
   reference: string;
+  /** Held orders: one to confirm, one whose hold to extend. */
+  confirmableOrderId: string;
+  extendableOrderId: string;
 };
 
 type Budget = {
@@ -147,6 +150,14 @@ const BUDGETS: Budget[] = [
     send: (f) => post("/v1.1/orders", { ...orderOf(3), tickets: [...orderOf(3).tickets, { ticketType: "event", eventId: f.eventId, ticketDate: "2026-12-05" }] }),
   },
   { request: "GET /orders/{id}", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/orders/${f.orderId}`)() },
+  { request: "POST /orders, held", roundTrips: 1, status: 201, send: () => post("/v1.1/orders", { ...orderOf(2), holdMinutes: 15 }) },
+  {
+    request: "POST /orders/{id}/confirmation",
+    roundTrips: 1,
+    status: 200,
+    send: (f) => post(`/v1.1/orders/${f.confirmableOrderId}/confirmation`, {}),
+  },
+  { request: "POST /orders/{id}/hold", roundTrips: 1, status: 200, send: (f) => post(`/v1.1/orders/${f.extendableOrderId}/hold`, { holdMinutes: 30 }) },
   {
     request: "POST /tickets/{id}/cancellation",
     roundTrips: 1,
@@ -229,6 +240,13 @@ describe("D1 round trips per request, login remembered", () => {
     fixture.cancellableOrderId = await placeOrder();
     fixture.reference = "budget-order-1";
     expect((await post("/v1.1/orders", { ...orderOf(1), reference: fixture.reference })).status).toBe(201);
+    const holdOrder = async () => {
+      const res = await post("/v1.1/orders", { ...orderOf(2), holdMinutes: 15 });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { orderId: string }).orderId;
+    };
+    fixture.confirmableOrderId = await holdOrder();
+    fixture.extendableOrderId = await holdOrder();
     // One character of the signature changed (not the last: its low bits are padding).
     const at = code.length - 10;
     fixture.forgedCode = `${code.slice(0, at)}${code[at] === "A" ? "B" : "A"}${code.slice(at + 1)}`;

@@ -357,7 +357,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order at the box office
-         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
+         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. A held order is released: `status: released`, refund 0, its places free at once. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -424,6 +424,46 @@ export interface paths {
         get: operations["getOrder"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a held order
+         * @description Sells a held order once the buyer has paid: every ticket `valid`, at the prices recorded when it was held, in one atomic write decided by the database's clock. Send no body, `{}`, or the buyer's `email` (and `phone`) when the hold was made without them. Confirming a confirmed order answers it again and changes nothing. After `expiresAt`, while every place it held is still free, it is sold all the same (`lateConfirmation: true`). The account that held it, admin or box-office (another sales account: 404). Send an `Idempotency-Key` to make retries safe.
+         */
+        post: operations["confirmOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a held order's hold
+         * @description Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold. The account that held it, admin or box-office (another sales account: 404).
+         */
+        post: operations["extendHold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1097,6 +1137,12 @@ export interface components {
             status: components["schemas"]["TicketStatusValue"];
             /**
              * Format: date-time
+             * @description Held tickets only: when the hold ends (its places are free then).
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            expiresAt?: string;
+            /**
+             * Format: date-time
              * @example 2026-12-01T14:03:07.123Z
              */
             admittedAt?: string;
@@ -1107,8 +1153,11 @@ export interface components {
             cancelledAt?: string;
             cancellation?: components["schemas"]["Cancellation"];
         };
-        /** @enum {string} */
-        TicketStatusValue: "valid" | "admitted" | "cancelled";
+        /**
+         * @description `held`: kept for an order being paid for (no image, no admission) until `expiresAt`.
+         * @enum {string}
+         */
+        TicketStatusValue: "held" | "valid" | "admitted" | "cancelled";
         /** @description Cancelled tickets only. */
         Cancellation: {
             source: components["schemas"]["CancellationSource"];
@@ -1122,10 +1171,10 @@ export interface components {
             refund: components["schemas"]["Refund"];
         };
         /**
-         * @description Who cancelled the ticket: the box office, or the museum by a change (which refunds the full price).
+         * @description Who cancelled the ticket: the box office, the museum by a change (which refunds the full price), or a hold that ran out or was released (refund 0: nothing was paid).
          * @enum {string}
          */
-        CancellationSource: "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change";
+        CancellationSource: "box-office" | "event-deleted" | "date-removed" | "closure" | "schedule-change" | "hold-expired" | "hold-released";
         Refund: {
             /**
              * Format: float
@@ -1286,6 +1335,11 @@ export interface components {
          * @example 3f0c9a52-5a3b-4f7e-9d7b-1f1c2e9b6a10
          */
         OrderId: string;
+        /**
+         * @description `held`: its places are kept until `expiresAt`; `confirmed`: sold; `expired`: the hold ran out (its places are free; a late confirmation may still sell it); `released`: given up, never sold.
+         * @enum {string}
+         */
+        OrderStatusValue: "held" | "confirmed" | "expired" | "released";
         /** @description An order and each of its tickets' status; never the buyer's contact details. */
         OrderStatus: {
             orderId: components["schemas"]["OrderId"];
@@ -1294,6 +1348,13 @@ export interface components {
              * @example SHOP-2026-000123
              */
             reference?: string;
+            status: components["schemas"]["OrderStatusValue"];
+            /**
+             * Format: date-time
+             * @description Held and expired orders: when the hold ends (RFC 3339 UTC), by the database's clock.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            expiresAt?: string;
             /**
              * Format: date-time
              * @example 2026-12-01T14:03:07.123Z
@@ -1361,6 +1422,17 @@ export interface components {
              */
             reference?: string;
             /**
+             * @description `held` with `holdMinutes`, else `confirmed` (sold at once).
+             * @enum {string}
+             */
+            status: "held" | "confirmed";
+            /**
+             * Format: date-time
+             * @description Held and expired orders: when the hold ends (RFC 3339 UTC), by the database's clock.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            expiresAt?: string;
+            /**
              * Format: float
              * @description The sum of the tickets' prices as sold, in the museum's currency.
              * @example 100
@@ -1426,15 +1498,20 @@ export interface components {
             available?: number;
             availableEntryTimes?: string[];
         };
-        /** @description Several tickets for one buyer, bought in one purchase. */
+        /** @description Several tickets for one buyer, bought in one purchase, or held while the buyer pays. */
         OrderRequest: {
-            email: components["schemas"]["Email"];
+            email?: components["schemas"]["Email"] & unknown;
             phone?: components["schemas"]["Phone"];
             /**
              * @description The seller's own order reference (a web shop's order number), 1 to 64 characters, unique per account. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
              * @example SHOP-2026-000123
              */
             reference?: string;
+            /**
+             * @description Hold the order for this many minutes while the buyer pays (1–60), capped at the moment the first of its tickets stops being sold; confirm it with `POST /orders/{orderId}/confirmation`.
+             * @example 15
+             */
+            holdMinutes?: number;
             /** @description The tickets, each following the rules of `POST /tickets`; sold all or nothing. */
             tickets: components["schemas"]["TicketLine"][];
         };
@@ -1461,6 +1538,34 @@ export interface components {
         };
         /** @description The orders with the reference, newest first; `[]` when none. */
         OrderStatusList: components["schemas"]["OrderStatus"][];
+        /** @description The order as confirmed: every ticket valid, at the prices recorded when it was held. */
+        OrderConfirmation: components["schemas"]["OrderStatus"] & {
+            /** @description `true` when the hold had run out and its places were still free: sold all the same. */
+            lateConfirmation?: boolean;
+        };
+        HoldExpiredProblem: components["schemas"]["Problem"] & {
+            /** @description A late confirmation: what is left where its places fell short. */
+            available?: number;
+            availableEntryTimes?: string[];
+            /**
+             * @description The lowest refused line (0-based).
+             * @example 2
+             */
+            line?: number;
+        };
+        /** @description Send nothing, `{}`, or the buyer's contact when the hold was made without it. */
+        OrderConfirmationRequest: {
+            email?: components["schemas"]["Email"] & unknown;
+            phone?: components["schemas"]["Phone"] & unknown;
+        };
+        /** @description Keep a held order's places longer while the buyer pays. */
+        HoldRequest: {
+            /**
+             * @description Hold the order for this many minutes while the buyer pays (1–60), capped at the moment the first of its tickets stops being sold; confirm it with `POST /orders/{orderId}/confirmation`.
+             * @example 15
+             */
+            holdMinutes: number;
+        };
         /** @description A new subscription, with its secret (shown once). */
         CreatedWebhook: {
             /**
@@ -3111,6 +3216,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3565,7 +3679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`) or `/problems/ticket-expired` (its day or slot is over). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            /** @description `/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`), `/problems/ticket-expired` (its day or slot is over) or `/problems/ticket-held` (held for an order being paid for: release the order). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,6 +4209,254 @@ export interface operations {
             };
             /** @description Not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and request from the same account within 24 hours returns the first successful response again (`Idempotent-Replayed: true`) and changes nothing more. A refused request keeps no key: it may be sent again and is judged again. Another request under the same key is 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Unique identifier of an order. */
+                orderId: components["schemas"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OrderConfirmationRequest"];
+            };
+        };
+        responses: {
+            /** @description Confirmed (now, or before). */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderConfirmation"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/hold-expired`: the hold ran out and its places are no longer all free (`available` as in a sold-out answer); `/problems/order-released`: the order was released. Nothing was sold. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HoldExpiredProblem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    extendHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unique identifier of an order. */
+                orderId: components["schemas"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HoldRequest"];
+            };
+        };
+        responses: {
+            /** @description Extended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderStatus"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/hold-expired`: the hold ran out (confirm it, or order again); `/problems/order-confirmed`: the order is sold; `/problems/order-released`: it was released. Nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

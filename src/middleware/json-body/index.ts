@@ -36,9 +36,14 @@ export const jsonBody = () => {
     // Middleware are registered for every method ("ALL"); an operation only
     // for its own.
     const reachesOperation = matchedRoutes(c).some((route) => route.method === c.req.method);
+    // No body at all is no media type to refuse: an operation whose body is
+    // optional (a confirmation) takes it, the others answer 400 for what is missing.
+    const noBody =
+      c.req.header("content-type") === undefined && (c.req.raw.body === null || c.req.header("content-length") === "0");
     if (
       reachesOperation &&
       BODY_METHODS.has(c.req.method) &&
+      !noBody &&
       !isUtf8Json(c.req.header("content-type") ?? "")
     ) {
       throw new ProblemError(415, {
