@@ -19,11 +19,14 @@ function median(values) {
 
 const p = (xs, q) => percentile([...xs].sort((a, b) => a - b), q);
 
-/** What a pair compares, per request. */
+/** Requests per unit a pair compares: 1, or a side's sequence (a hold and its confirmation are one purchase). */
+const perUnit = (r) => r.sequence ?? 1;
+
+/** What a pair compares, per request (per sequence for a side that is one; p50 already is). */
 const MEASURES = {
   latency: ["p50", (r) => r.p50],
-  isolate: ["Worker CPU (the Worker's isolate)", (r) => r.isolateSamples / Math.max(1, r.requests)],
-  cpu: ["Worker CPU (the workerd process)", (r) => r.cpuMs.runtime],
+  isolate: ["Worker CPU (the Worker's isolate)", (r) => r.isolateSamples / Math.max(1, r.requests / perUnit(r))],
+  cpu: ["Worker CPU (the workerd process)", (r) => r.cpuMs.runtime * perUnit(r)],
 };
 
 /** A pair's rounds ([{ round, baseline, subject, ratios }]) in `runs`, and the medians of the ratios. */

@@ -74,6 +74,7 @@ function settings(args) {
     orderPairRounds: num("rounds", smoke ? 1 : 10),
     orderPairSales: smoke ? 10 : 100,
     calendarReads: smoke ? 20 : 300,
+    holdPairSales: smoke ? 10 : 150,
     fullDayTickets: 10_000,
     render: smoke ? { renders: 5, warmups: 5, rounds: 1, freshRenders: 12, sales: 5, pairs: 5 } : { renders: 40, warmups: 40, rounds: 3, freshRenders: 60, sales: 40, pairs: 40 },
     out: args.out ?? (smoke ? join(tmpdir(), "museum-bench-smoke.md") : join(ROOT, "bench", "results", "latest.md")),
@@ -147,7 +148,7 @@ async function runScenario(server, scenario, ctx, cfg) {
   if (stopProfile) load.isolateSamples = await stopProfile();
   // A scenario that got no answer at all failed, whatever else it reports.
   const failures = load.unexpected + load.errors + warm.unexpected + warm.errors + (load.requests === 0 ? 1 : 0);
-  return { id: scenario.id, title: scenario.title, db: scenario.db, kind: scenario.kind, connections, ...load, failures };
+  return { id: scenario.id, title: scenario.title, db: scenario.db, kind: scenario.kind, connections, sequence: sequence ?? 1, ...load, failures };
 }
 
 /** D1 round trips of one pass through a scenario's requests, as the distance bundle counts them; the second pass, its login remembered. */
@@ -171,7 +172,7 @@ function serverPasses(cfg, scenarios) {
   const of = (test) => scenarios.filter(test);
   const pair = (pass) => ({ db: "small", direct: true, connections: 1, ...pass });
   return [
-    { name: "wrangler dev, 100 events", db: "small", list: of((s) => s.db === "small" && !["webhooks", "capacity", "order-pair", "calendar-pair"].includes(s.kind)) },
+    { name: "wrangler dev, 100 events", db: "small", list: of((s) => s.db === "small" && !["webhooks", "capacity", "order-pair", "calendar-pair", "hold-pair"].includes(s.kind)) },
     pair({ name: "webhooks", profile: true, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "webhooks") }),
     pair({ name: "capacity", db: "capacity", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "capacity") }),
     // A few sales a second, so each pre-render is done before the next sale; at that pace a profiler's sampling would outweigh the sales.
@@ -179,6 +180,7 @@ function serverPasses(cfg, scenarios) {
       pair({ name: on ? "orders" : "ordersNoPrerender", vars: { PRERENDER_TICKET_IMAGES: String(on) }, rate: 10, rounds: cfg.orderPairRounds, list: of((s) => s.kind === "order-pair") }),
     ),
     pair({ name: "calendar", rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "calendar-pair") }),
+    pair({ name: "holds", vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "hold-pair") }),
     { name: "wrangler dev, 100,000 events", db: "large", list: of((s) => s.db === "large") },
     ...(cfg.d1Rtt > 0 ? [0, cfg.d1Rtt] : []).map((rtt) => ({ name: `distance ${rtt}`, db: "small", distance: rtt, connections: 1, duration: cfg.distanceDuration, list: of((s) => s.hot) })),
   ].filter((pass) => pass.list.length > 0);

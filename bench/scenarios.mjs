@@ -75,6 +75,16 @@ const order = (ctx, id, remember = false) =>
   request("POST", "/orders", json(ctx), (n) => ({ body: JSON.stringify({ email: `bench-${ctx.runId}-${id}-${n}@example.com`, tickets: Array.from({ length: ORDER_LINES }, () => ({ ticketType: "general", ticketDate: ctx.saleDate })) }) }),
     remember ? (status, body, context) => status === 201 && (context.ticketIds = JSON.parse(body).tickets.map((t) => t.ticketId)) : undefined);
 
+/** `POST /orders` of one general ticket: sold at once, or (`holdMinutes`) held, its orderId remembered for the confirmation. */
+const oneTicketOrder = (ctx, id, held) =>
+  request("POST", "/orders", json(ctx), (n) => ({
+    body: JSON.stringify({ ...(held ? { holdMinutes: 15 } : { email: `bench-${ctx.runId}-${id}-${n}@example.com` }), tickets: [{ ticketType: "general", ticketDate: ctx.saleDate }] }),
+  }), held ? (status, body, context) => status === 201 && (context.orderId = JSON.parse(body).orderId) : undefined);
+
+/** The confirmation of the order this connection just held, with the buyer's e-mail (a shop learns it while the buyer pays). */
+const confirmation = (ctx, id) =>
+  request("POST", undefined, json(ctx), (n, context) => ({ path: `${API}/orders/${context.orderId}/confirmation`, body: JSON.stringify({ email: `bench-${ctx.runId}-${id}-${n}@example.com` }) }));
+
 /** The image of the i-th ticket this connection just bought. */
 const imageBought = (ctx, i = 0) => request("GET", undefined, { Authorization: ctx.auth }, (n, context) => ({ path: `${API}/tickets/${context.ticketIds[i]}/qr` }));
 
@@ -179,6 +189,8 @@ export const SCENARIOS = [
   pairSide("order-four", `\`POST /orders\`, ${ORDER_LINES} general tickets for one day`, "order-pair", (cfg) => cfg.orderPairSales, (ctx) => [order(ctx, "order-four")]),
   pairSide("availability-day", "`GET /availability`, one day", "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability?date=${ctx.saleDate}`)], { expect: [200] }),
   pairSide("availability-calendar", `\`GET /availability/calendar\`, ${CALENDAR_DAYS} days`, "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability/calendar?startDate=${ctx.today}&endDate=${addDays(ctx.today, CALENDAR_DAYS - 1)}`)], { expect: [200] }),
+  pairSide("order-direct", "`POST /orders`, one general ticket sold at once", "hold-pair", (cfg) => cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-direct", false)]),
+  pairSide("order-hold-confirm", "`POST /orders` with `holdMinutes`, then `POST /orders/{id}/confirmation` (one purchase: both requests)", "hold-pair", (cfg) => 2 * cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-hold", true), confirmation(ctx, "order-hold")], { sequence: 2, expect: [200, 201] }),
   timed("static-100k", "`GET /` (static), server with 100,000 events", "static", 200, () => [{ method: "GET", path: "/" }], { db: "large" }),
   timed("events-year-100k", "`GET /special-events`, a year, 100,000 events stored", "json", 200, (ctx) => [get(ctx, `/special-events?${yearQuery(ctx)}`)], { db: "large" }),
 ];
@@ -195,6 +207,7 @@ export const PAIRS = [
   // Budgeted with the pre-render off: each ticket's render is the same work sold alone or in an order (docs/performance.md).
   { pass: "orders", baseline: "order-single", subject: "order-four", budget: 2, budgetOn: [], measures: ["cpu"], where: " (the pre-render on)", method: ALTERNATING },
   { pass: "ordersNoPrerender", baseline: "order-single", subject: "order-four", budget: 2, measures: ["cpu"], where: " (the pre-render off)", method: ALTERNATING },
+  { pass: "holds", baseline: "order-direct", subject: "order-hold-confirm", budget: 1.5, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: `${ALTERNATING} The pre-render off. The subject's figures are per purchase: its hold and its confirmation together.` },
   // Budgeted on the Worker's CPU; p50, shown beside it, also holds local D1 reading every day of the month.
   { pass: "calendar", baseline: "availability-day", subject: "availability-calendar", budget: 3, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: ALTERNATING },
 ];
