@@ -1,18 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, textField, UuidSchema, wholeNumber } from "../http/openapi";
+import { DateSchema, priceField, textField, UuidSchema, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
-
-const MAX_PRICE = 1_000_000;
-
-/**
- * True when a number has at most two decimals, i.e. it is exactly a whole
- * number of cents: the cents, divided back, give the very same number. (A
- * tolerance such as |cents - round(cents)| < 1e-6 let 1e-9 through, and it
- * came back as 0, not the price submitted.)
- */
-function hasAtMostTwoDecimals(value: number): boolean {
-  return Math.round(value * 100) / 100 === value;
-}
 
 export const EventIdSchema = UuidSchema.openapi({
   description: "Identifier for a special event.",
@@ -45,17 +33,7 @@ const EventDatesSchema = z
   })
   .openapi({ description: "List of planned dates for the special event, each once.", uniqueItems: true });
 
-const EventPriceSchema = z
-  .number({ error: "Must be a number." })
-  .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
-  .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
-  .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
-  .openapi({
-    description: "Price of a ticket for the special event, at most two decimals.",
-    format: "float",
-    multipleOf: 0.01,
-    example: 25,
-  });
+const EventPriceSchema = priceField("Price of a ticket for the special event, at most two decimals.", 25);
 
 const EventCapacitySchema = wholeNumber(
   1,

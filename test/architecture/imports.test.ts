@@ -33,8 +33,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
-  // Ticket categories and their prices: what a sale prices a line by.
-  "categories": ["platform"],
+  // Ticket categories and their prices: what a sale prices a line by; its
+  // routes are a feature's (validation, problems, roles).
+  "categories": ["env.ts", "platform", "http", "middleware"],
   // A closure's batch carries the tickets' part (tickets/follow.ts).
   "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
   // The ticket itself (its row, status, places and what schedule changes do
@@ -86,7 +87,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
-    "env.ts", "platform", "http", "middleware", "hours", "events", "health", "docs", "webhooks",
+    "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
     "tickets", "sales", "ticket-image", "admission", "box-office",
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
