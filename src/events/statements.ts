@@ -70,6 +70,15 @@ export function activeEventOn(eventId: string, date: IsoDate): Sql {
    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
 }
 
+/**
+ * The price (cents) of a ticket for the event `eventId` in the category
+ * `categoryId` (an SQL expression): its price for that category, else the event's.
+ */
+export function eventPrice(eventId: string, categoryId: Sql): Sql {
+  return sql`coalesce((SELECT price_cents FROM special_event_category_prices WHERE event_id = ${eventId} AND category_id = ${categoryId}),
+                      (SELECT price_cents FROM special_events WHERE event_id = ${eventId}))`;
+}
+
 /** A new event and its id. */
 type NewEvent = CreateSpecialEventRequest & { eventId: string };
 

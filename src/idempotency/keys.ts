@@ -141,7 +141,7 @@ export async function runKeyed<Stored, Result>(
 export function addKeyCompletion(
   batch: Batch,
   claim: IdempotencyClaimHeld,
-  answer: { resourceId: string; body: string; written: Sql },
+  answer: { resourceId: string; body: string | Sql; written: Sql },
 ): Handle<boolean> {
   batch.add(statements.completeKey(batch.db, claim, answer));
   return batch.add(statements.selectClaimHeld(batch.db, claim));

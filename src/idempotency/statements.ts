@@ -63,7 +63,7 @@ export function claimHeld(claim: IdempotencyClaimHeld): Sql {
 export function completeKey(
   db: Db,
   claim: IdempotencyClaimHeld,
-  response: { resourceId: string; body: string; written: Sql },
+  response: { resourceId: string; body: string | Sql; written: Sql },
 ): Step<void> {
   return step(
     db,

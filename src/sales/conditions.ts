@@ -3,6 +3,7 @@
 // between a check and the write); a refused sale is explained by evaluating
 // the same conditions one by one (refusal.ts).
 import sql, { join, raw, type Sql } from "sql-template-tag";
+import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
 import { activeEventOn } from "../events/statements";
 import { dayPlanOn, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
@@ -12,8 +13,11 @@ import { placesTaken, type TicketColumns } from "../tickets/statements";
 
 /** The names of the sale's conditions, in the order a refusal is explained. */
 export const CONDITIONS = {
-  general: ["day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room"],
-  event: ["event-on-date", "event-room"],
+  general: [
+    "category-on-sale", "accompanied-line-has-companion",
+    "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
+  ],
+  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-date", "event-room"],
 } as const;
 export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number];
 
@@ -50,8 +54,37 @@ export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
 /** Room under a limit (`limit` SQL, NULL: none) for one more place after `taken` and `ahead`. */
 const roomFor = (limit: Sql, taken: Sql, ahead: number) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
 
-/** The conditions of selling `line` at `now`. */
-export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhead): LineConditions {
+/**
+ * The categories of the lines that could accompany line `index` of a
+ * request (undefined: the default): the other lines for the same date, the
+ * same event (or both general) and the same entry time.
+ */
+export function companionCategoriesOf(lines: readonly TicketLine[], index: number): (string | undefined)[] {
+  const line = lines[index]!;
+  const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? ""}`}`;
+  return lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : []));
+}
+
+/**
+ * The conditions every line meets, whatever its type: its category is on
+ * sale, and an accompanied one has a companion among `companions` (the
+ * categories of the request's lines that could accompany it).
+ */
+function categoryConditions(line: TicketLine, companions: readonly (string | undefined)[]) {
+  const category = categoryOf(line.category);
+  return {
+    "category-on-sale": categoryOnSale(category),
+    "accompanied-line-has-companion": sql`(NOT ${isAccompanied(category)} OR ${anyCompanionCategory(companions.map(categoryOf))})`,
+  };
+}
+
+/** The conditions of selling `line` at `now`, with `companions` the categories of the lines that could accompany it. */
+export function conditionsOf(
+  line: TicketLine,
+  now: MuseumNow,
+  ahead: PlacesAhead,
+  companions: readonly (string | undefined)[],
+): LineConditions {
   const date = sql`${line.ticketDate}`;
   if (line.ticketType === "event") {
     const event = activeEventOn(line.eventId, line.ticketDate);
@@ -59,6 +92,7 @@ export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhea
     return {
       from: sql`(SELECT 1)`,
       holds: {
+        ...categoryConditions(line, companions),
         "event-on-date": sql`EXISTS (${event})`,
         "event-room": sql`coalesce((SELECT ${roomFor(raw("ev.capacity"), taken, ahead.event)} FROM (${event}) ev), 0)`,
       },
@@ -68,6 +102,7 @@ export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhea
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {
+      ...categoryConditions(line, companions),
       "day-on-sale": sql`(${PLAN} IS NOT NULL AND ${onSaleUntil(date, planField(PLAN, "timeClose"), now)})`,
       "entry-time-fits-day": sql`((${planField(PLAN, "entrySlotMinutes")} IS NULL) = (${entry} IS NULL))`,
       "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,

@@ -40,7 +40,7 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
     c.var.db,
     { lines: [purchase], email: purchase.email, phone: purchase.phone, addressing: "body", body: purchase },
     saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] }),
-    ticketPurchased,
+    { of: ticketPurchased },
   );
   // A replay's image was prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
@@ -65,17 +65,21 @@ function orderSold(sale: Sale, currency: string): Order {
     orderId: sale.orderId!,
     totalPrice: totalOf(sale.tickets.map((ticket) => ticket.priceCents)),
     currency,
-    tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, priceCents, confirmationCode }) => ({
+    tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, category, priceCents, confirmationCode }) => ({
       ticketId,
       ticketType,
       ticketDate,
       ...(eventId === undefined ? {} : { eventId, eventName: eventName! }),
       ...(entryTime === undefined ? {} : { entryTime }),
+      category,
       price: amountOf(priceCents),
       confirmationCode,
     })),
   };
 }
+
+/** Where `POST /orders`' answer shows what the sale's insert decides. */
+const ORDER_DECIDES = { tickets: "$.tickets", total: "$.totalPrice" };
 
 export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c) => {
   const request = c.req.valid("json");
@@ -84,7 +88,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
     c.var.db,
     { lines: request.tickets, email: request.email, phone: request.phone, addressing: "tickets", body: request },
     context,
-    (sale) => orderSold(sale, context.currency),
+    { of: (sale) => orderSold(sale, context.currency), decided: ORDER_DECIDES },
   );
   // A replay's images were prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CategoryIdSchema } from "../categories/schemas";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
 import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
@@ -25,6 +26,11 @@ const lineFields = {
     description:
       "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.",
     example: "10:30",
+  }),
+  category: CategoryIdSchema.optional().openapi({
+    description:
+      "The ticket's category (`GET /ticket-categories`), which sets its price; left out: the default category. An `accompanied` category is sold only in an order with a companion's ticket (same date, event or general entry, and entry time).",
+    example: "adult",
   }),
 };
 
@@ -168,6 +174,7 @@ export const OrderSchema = z
         eventId: EventIdSchema.optional(),
         eventName: z.string().optional(),
         entryTime: TimeSchema.optional(),
+        category: CategoryIdSchema,
         price: Price,
         confirmationCode: z.string().openapi({ example: "ticket-general-e5e5c6-dce78" }),
       }),

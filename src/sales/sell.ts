@@ -2,7 +2,7 @@
 // more lines checked, then written all or nothing in one batch whose inserts
 // require the sale's conditions (conditions.ts); a refusal is explained by
 // the same conditions (refusal.ts).
-import sql from "sql-template-tag";
+import sql, { type Sql } from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
@@ -12,9 +12,9 @@ import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
 import { insertOrder } from "./statements";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import { insertTicket, ticketExists, ticketsWritten } from "../tickets/statements";
-import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
-import { allOf, conditionsOf, NONE_AHEAD } from "./conditions";
+import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements";
+import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
+import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -40,7 +40,6 @@ export type SaleContext = {
   soldBy: string;
   /** The museum's date and time now: today's general tickets are sold until closing. */
   museumNow: MuseumNow;
-  generalPriceCents: number;
   /** The operation whose Idempotency-Key makes the sale safe to retry (scoped to `soldBy`). */
   idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
   /** The clock of the key's claim; now by default. */
@@ -55,9 +54,25 @@ type SoldTicket = {
   eventId?: string;
   eventName?: string;
   entryTime?: string;
+  /** The price recorded and the category, as the insert decided them. */
   priceCents: number;
+  category: string;
   confirmationCode: string;
 };
+
+/**
+ * Where an operation's answer shows what the sale's insert decides (JSON
+ * paths): its array of tickets (each gets its `price` and `category`) and
+ * their total. The answer an Idempotency-Key stores is written in the
+ * sale's own batch, so these are filled in there from the rows written.
+ */
+export type DecidedInAnswer = { tickets: string; total: string };
+
+/** The answer to store for a key: `placeholder` (the answer with nothing decided yet) with what the insert decided filled in. */
+function storedAnswer(placeholder: unknown, decided: DecidedInAnswer | undefined): Sql | string {
+  const body = JSON.stringify(placeholder);
+  return decided ? withRecordedPrices(body, decided) : body;
+}
 
 /** What was sold: the order (for `POST /orders`) and its tickets, in the order of the lines. */
 export type Sale = { orderId?: string; tickets: SoldTicket[] };
@@ -87,16 +102,15 @@ async function writeSale<Answer>(
   sale: Sale,
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
-  answer: (sale: Sale) => Answer,
+  answer: SaleAnswer<Answer>,
 ): Promise<Answer> {
   const { lines } = request;
-  const response = answer(sale);
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
   if (sale.orderId) batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy }, claimGuard));
-  sale.tickets.forEach((ticket, i) => {
-    const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD);
-    batch.add(
+  const written = sale.tickets.map((ticket, i) => {
+    const conditions = conditionsOf(lines[i]!, context.museumNow, NONE_AHEAD, companionCategoriesOf(lines, i));
+    return batch.add(
       insertTicket(
         db,
         {
@@ -105,7 +119,7 @@ async function writeSale<Answer>(
           phone: request.phone,
           ticketId: ticket.ticketId,
           confirmationCode: ticket.confirmationCode,
-          priceCents: ticket.priceCents,
+          price: linePrice(lines[i]!),
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
         },
@@ -128,12 +142,18 @@ async function writeSale<Answer>(
   if (claim) {
     addKeyCompletion(batch, claim, {
       resourceId: sale.orderId ?? ticketIds[0]!,
-      body: JSON.stringify(response),
+      body: storedAnswer(answer.of(sale), answer.decided),
       written: ticketExists(ticketIds[0]!),
     });
   }
   await batch.run();
-  return response;
+  return answer.of({
+    ...sale,
+    tickets: sale.tickets.map((ticket, i) => {
+      const row = written[i]!.value!;
+      return { ...ticket, priceCents: row.price_cents, category: row.category };
+    }),
+  });
 }
 
 /** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */
@@ -142,13 +162,11 @@ async function checkAndWrite<Answer>(
   request: SaleRequest,
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
-  answer: (sale: Sale) => Answer,
+  answer: SaleAnswer<Answer>,
 ): Promise<Answer> {
   const { lines } = request;
   const events = await readActiveEvents(db, eventIdsOf(lines));
-  const checks = lines.map((line) =>
-    checkLine(line, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents }),
-  );
+  const checks = lines.map((line) => checkLine(line, { today: context.museumNow.today, events }));
   const refused = requestRefusal(
     checks.map((check) =>
       check.kind === "invalid" ? validationProblem(check.errors) : check.kind === "not-found" ? check.problem : null,
@@ -156,7 +174,7 @@ async function checkAndWrite<Answer>(
     request.addressing,
   );
   if (refused) throw refused;
-  // Every line passed its checks: each has its price (and its event's name).
+  // Every line passed its checks: each has its event's name, if any.
   const priced = checks.flatMap((check) => (check.kind === "ok" ? [check] : []));
 
   const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
@@ -172,7 +190,9 @@ async function checkAndWrite<Answer>(
           ticketDate: line.ticketDate,
           ...(line.ticketType === "event" ? { eventId: line.eventId, eventName: check.eventName } : {}),
           ...(line.ticketType === "general" && line.entryTime !== undefined ? { entryTime: line.entryTime } : {}),
-          priceCents: check.priceCents,
+          // Decided by the insert (read back once it has run).
+          priceCents: 0,
+          category: "",
           confirmationCode: newConfirmationCode(line.ticketType),
         };
       }),
@@ -189,8 +209,14 @@ async function checkAndWrite<Answer>(
 }
 
 /**
+ * The HTTP shape of an operation's answer (`of`), which is also what a
+ * replay of its key answers, and where it shows what the insert decides.
+ */
+export type SaleAnswer<Answer> = { of: (sale: Sale) => Answer; decided?: DecidedInAnswer };
+
+/**
  * Sells the request's lines under its Idempotency-Key (if any), all or
- * nothing, and answers with `answer(sale)`: the HTTP shape of the operation,
+ * nothing, and answers with `answer.of(sale)`: the HTTP shape of the operation,
  * which is also what a replay of the key answers. Round trips: 1 for the
  * write (however many lines), +1 when a line is an event ticket (the events
  * are read), +1 for a key's claim, +1 to explain a refusal.
@@ -199,7 +225,7 @@ export async function sell<Answer>(
   db: Db,
   request: SaleRequest,
   context: SaleContext,
-  answer: (sale: Sale) => Answer,
+  answer: SaleAnswer<Answer>,
 ): Promise<{ answer: Answer; replayed: boolean }> {
   const { result, replayed } = await runKeyed<Answer, Answer>({
     db,

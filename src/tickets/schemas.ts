@@ -38,8 +38,8 @@ export const PhoneSchema = z
  * event and may have an entry time, an event ticket has an event.
  */
 export const TicketLineSchema = z.discriminatedUnion("ticketType", [
-  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional() }),
-  z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string() }),
+  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional(), category: z.string().optional() }),
+  z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string(), category: z.string().optional() }),
 ]);
 export type TicketLine = z.infer<typeof TicketLineSchema>;
 

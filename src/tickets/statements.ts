@@ -2,11 +2,11 @@
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
-import { defaultCategoryId } from "../categories/statements";
+import { categoryOf, defaultCategoryId } from "../categories/statements";
 import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import { SQL_NOW } from "../platform/sql";
+import { SQL_NOW, sqlAmount } from "../platform/sql";
 import type { TicketLine, TicketType } from "./schemas";
 
 export type NewTicket = TicketLine & {
@@ -14,8 +14,8 @@ export type NewTicket = TicketLine & {
   phone?: string;
   ticketId: string;
   confirmationCode: string;
-  /** The price recorded on the ticket: the general price, or its event's as the sale read it. */
-  priceCents: number;
+  /** The price recorded on the ticket (an SQL expression, decided in the insert's own statement). */
+  price: Sql;
   soldBy: string;
   /** The order the ticket is a line of (0-based), if any. */
   order?: { orderId: string; line: number };
@@ -31,25 +31,45 @@ export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sq
   return sql`coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)`;
 }
 
+/** What a sale's insert decided of its ticket: the price recorded and the category (the default's, when the line named none). */
+export type WrittenTicket = { price_cents: number; category: string };
+
 /**
  * Writes a ticket only while `sale.requires` (an SQL condition on the row of
  * `sale.from`) holds, checked in the same statement so that nothing can slip
  * between a check and the write (and no two sales can both take the last
- * place: D1 runs one write at a time). Reads whether it wrote.
+ * place: D1 runs one write at a time). Reads what it wrote, or null.
  */
-export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requires: Sql }): Step<boolean> {
+export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requires: Sql }): Step<WrittenTicket | null> {
   return step(
     db,
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
         SELECT ${ticket.ticketId}, ${ticket.ticketType}, ${ticket.ticketDate},
                ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
-               ${ticket.email}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
+               ${ticket.email}, ${ticket.phone ?? null}, ${ticket.price}, ${ticket.soldBy},
                ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
-               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${defaultCategoryId}
+               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${categoryOf(ticket.category)}
           FROM ${sale.from}
-         WHERE ${sale.requires}`,
-    (result) => read.changes(result) > 0,
+         WHERE ${sale.requires}
+        RETURNING price_cents, category`,
+    read.first<WrittenTicket>(),
   );
+}
+
+/**
+ * `answer` (JSON text) with what the tickets written record (an SQL
+ * expression, for an answer stored in the sale's own batch): each ticket of
+ * its array at `paths.tickets` (objects with `ticketId`) gets its `price`
+ * and `category`, and `paths.total` the sum of the prices. One parameter
+ * however many tickets (D1 binds at most 100 per statement).
+ */
+export function withRecordedPrices(answer: string, paths: { tickets: string; total: string }): Sql {
+  const written = sql`json_each(${answer}, ${paths.tickets}) a JOIN tickets t ON t.ticket_id = a.value ->> 'ticketId'`;
+  const priced = sql`SELECT json_set(a.value, '$.price', ${sqlAmount(raw("t.price_cents"))}, '$.category', t.category) AS ticket
+                       FROM ${written} ORDER BY a.key`;
+  return sql`json_set(${answer},
+    ${paths.total}, (SELECT ${sqlAmount(raw("sum(t.price_cents)"))} FROM ${written}),
+    ${paths.tickets}, json((SELECT json_group_array(json(ticket)) FROM (${priced}))))`;
 }
 
 /** How many of the tickets `ticketIds` are written (an SQL expression, for a guard). */

@@ -54,6 +54,8 @@ const MAY_IMPORT: Record<string, string[]> = {
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
     "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
     "ticket-image/index.ts",
+    // A line's category: its price, whether it is on sale, and whether it needs a companion.
+    "categories/schemas.ts", "categories/statements.ts",
   ],
   // The image of a ticket, for whoever may see the ticket.
   "ticket-image": [
