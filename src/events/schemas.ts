@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CategoryIdSchema } from "../categories/schemas";
 import { DateSchema, priceField, textField, UuidSchema, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
 
@@ -42,6 +43,22 @@ const EventCapacitySchema = wholeNumber(
   40,
 );
 
+/** The most categories an event prices on its own. */
+const MAX_CATEGORY_PRICES = 50;
+
+const CategoryPricesSchema = z
+  .record(CategoryIdSchema, priceField("The price of a ticket in this category.", 10))
+  .refine((prices) => Object.keys(prices).length <= MAX_CATEGORY_PRICES, {
+    error: `Must price at most ${MAX_CATEGORY_PRICES} categories.`,
+  })
+  .openapi("CategoryPrices", {
+    description:
+      "The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had.",
+    example: { child: 5, member: 0 },
+    maxProperties: MAX_CATEGORY_PRICES,
+  });
+export type CategoryPrices = z.infer<typeof CategoryPricesSchema>;
+
 const eventFields = {
   name: EventNameSchema,
   location: EventLocationSchema,
@@ -51,7 +68,7 @@ const eventFields = {
 };
 
 export const CreateSpecialEventRequestSchema = z
-  .strictObject({ ...eventFields, capacity: EventCapacitySchema.optional() })
+  .strictObject({ ...eventFields, capacity: EventCapacitySchema.optional(), categoryPrices: CategoryPricesSchema.optional() })
   .openapi("CreateSpecialEventRequest", {
     description: "Request payload for creating new special events at the museum.",
   });
@@ -62,6 +79,9 @@ export const UpdateSpecialEventRequestSchema = z
     ...eventFields,
     capacity: EventCapacitySchema.nullable().openapi({
       description: "The most tickets for each of the event's dates; `null` removes the limit.",
+    }),
+    categoryPrices: CategoryPricesSchema.nullable().openapi({
+      description: "Replaces the event's prices per category; `null` removes them (every category then pays `price`).",
     }),
   })
   .partial()
@@ -87,6 +107,7 @@ export const SpecialEventResponseSchema = z
     dates: EventDatesSchema,
     price: EventPriceSchema,
     capacity: EventCapacitySchema.optional(),
+    categoryPrices: CategoryPricesSchema.optional(),
   })
   .openapi("SpecialEventResponse", { description: "Information about a special event." });
 export type SpecialEvent = z.infer<typeof SpecialEventResponseSchema>;

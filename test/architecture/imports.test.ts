@@ -84,6 +84,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   "events": [
     "env.ts", "settings.ts", "platform", "http", "middleware",
     "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
+    // An event's prices per category name active categories.
+    "categories/schemas.ts", "categories/statements.ts",
   ],
   // Health reports whether the signing keys a sale needs are set.
   "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
