@@ -36,15 +36,15 @@ function ticketPurchased({ tickets: [ticket] }: Sale): BuyMuseumTicketsResponse 
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
   const purchase = c.req.valid("json");
-  const { answer, replayed } = await sell(
+  const { answer, replayed, sale } = await sell(
     c.var.db,
     { lines: [purchase], email: purchase.email, phone: purchase.phone, addressing: "body", body: purchase },
     saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] }),
     { of: ticketPurchased },
   );
   // A replay's image was prepared with its first response.
-  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets([answer], c.var.principal.name, signingKeysOf(c.env)));
+  if (sale && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -84,15 +84,15 @@ const ORDER_DECIDES = { tickets: "$.tickets", total: "$.totalPrice" };
 export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c) => {
   const request = c.req.valid("json");
   const context = saleContextOf(c, { operation: "createOrder", key: c.req.valid("header")["idempotency-key"] });
-  const { answer: order, replayed } = await sell(
+  const { answer: order, replayed, sale } = await sell(
     c.var.db,
     { lines: request.tickets, email: request.email, phone: request.phone, addressing: "tickets", body: request },
     context,
     { of: (sale) => orderSold(sale, context.currency), decided: ORDER_DECIDES },
   );
   // A replay's images were prepared with its first response.
-  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysOf(c.env)));
+  if (sale && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

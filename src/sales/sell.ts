@@ -54,9 +54,10 @@ type SoldTicket = {
   eventId?: string;
   eventName?: string;
   entryTime?: string;
-  /** The price recorded and the category, as the insert decided them. */
+  /** The price recorded and the category (and its name), as the insert decided them. */
   priceCents: number;
   category: string;
+  categoryName: string;
   confirmationCode: string;
 };
 
@@ -103,7 +104,7 @@ async function writeSale<Answer>(
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
   answer: SaleAnswer<Answer>,
-): Promise<Answer> {
+): Promise<Written<Answer>> {
   const { lines } = request;
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
@@ -147,14 +148,18 @@ async function writeSale<Answer>(
     });
   }
   await batch.run();
-  return answer.of({
+  const sold: Sale = {
     ...sale,
     tickets: sale.tickets.map((ticket, i) => {
       const row = written[i]!.value!;
-      return { ...ticket, priceCents: row.price_cents, category: row.category };
+      return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };
     }),
-  });
+  };
+  return { answer: answer.of(sold), sale: sold };
 }
+
+/** A sale's answer and, when it was written now (not replayed), the sale as written. */
+type Written<Answer> = { answer: Answer; sale?: Sale };
 
 /** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */
 async function checkAndWrite<Answer>(
@@ -163,7 +168,7 @@ async function checkAndWrite<Answer>(
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
   answer: SaleAnswer<Answer>,
-): Promise<Answer> {
+): Promise<Written<Answer>> {
   const { lines } = request;
   const events = await readActiveEvents(db, eventIdsOf(lines));
   const checks = lines.map((line) => checkLine(line, { today: context.museumNow.today, events }));
@@ -193,6 +198,7 @@ async function checkAndWrite<Answer>(
           // Decided by the insert (read back once it has run).
           priceCents: 0,
           category: "",
+          categoryName: "",
           confirmationCode: newConfirmationCode(line.ticketType),
         };
       }),
@@ -226,14 +232,14 @@ export async function sell<Answer>(
   request: SaleRequest,
   context: SaleContext,
   answer: SaleAnswer<Answer>,
-): Promise<{ answer: Answer; replayed: boolean }> {
-  const { result, replayed } = await runKeyed<Answer, Answer>({
+): Promise<{ answer: Answer; replayed: boolean; sale?: Sale }> {
+  const { result, replayed } = await runKeyed<Answer, Written<Answer>>({
     db,
     scope: { accountName: context.soldBy, ...context.idempotency },
     request: request.body,
     run: (claim) => checkAndWrite(db, request, context, claim, answer),
-    replay: async (stored) => stored,
+    replay: async (stored) => ({ answer: stored }),
     now: context.now,
   });
-  return { answer: result, replayed };
+  return { ...result, replayed };
 }

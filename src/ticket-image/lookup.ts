@@ -16,6 +16,8 @@ export type TicketForImage = {
   confirmationCode: string;
   eventName?: string;
   entryTime?: string;
+  /** The name of the ticket's category, as the category is named now. */
+  categoryName: string;
   cancelled: boolean;
 };
 
@@ -63,6 +65,7 @@ export async function lookUpTicketForImage(
     confirmationCode: row.confirmation_code,
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+    categoryName: row.category_name,
     cancelled: row.cancelled_at !== null,
   };
   rememberTicket(ticket, row.sold_by);

@@ -103,6 +103,7 @@ export const TicketStatusSchema = z
     eventName: EventNameOfTicket,
     entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only)." }),
     orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
+    category: z.string().openapi({ description: "The ticket's category (`GET /ticket-categories`).", example: "adult" }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     currency: CurrencySchema,
     status: z.enum(["valid", "admitted", "cancelled"]).openapi("TicketStatusValue"),

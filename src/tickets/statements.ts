@@ -2,7 +2,7 @@
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
-import { categoryOf, defaultCategoryId } from "../categories/statements";
+import { categoryName, categoryOf, defaultCategoryId } from "../categories/statements";
 import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
@@ -32,7 +32,7 @@ export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sq
 }
 
 /** What a sale's insert decided of its ticket: the price recorded and the category (the default's, when the line named none). */
-export type WrittenTicket = { price_cents: number; category: string };
+export type WrittenTicket = { price_cents: number; category: string; category_name: string };
 
 /**
  * Writes a ticket only while `sale.requires` (an SQL condition on the row of
@@ -51,7 +51,7 @@ export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requi
                ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${categoryOf(ticket.category)}
           FROM ${sale.from}
          WHERE ${sale.requires}
-        RETURNING price_cents, category`,
+        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name`,
     read.first<WrittenTicket>(),
   );
 }
@@ -174,6 +174,8 @@ export type TicketRow = {
   event_name: string | null;
   confirmation_code: string;
   entry_time: string | null;
+  category: string;
+  category_name: string;
   price_cents: number;
   sold_by: string;
   order_id: string | null;
@@ -185,7 +187,7 @@ export type TicketRow = {
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-  t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
+  t.confirmation_code, t.entry_time, t.category, ${categoryName(raw("t.category"))} AS category_name, t.price_cents, t.sold_by, t.order_id,
   t.cancelled_at, t.cancel_source, t.cancel_reason, t.refund_cents, t.admitted_at`;
 
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */

@@ -23,6 +23,7 @@ export function ticketStatusOf(row: TicketRow, currency: string): TicketStatus {
     ...ticketFacts(row),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     ...(row.order_id === null ? {} : { orderId: row.order_id }),
+    category: row.category,
     price: amountOf(row.price_cents),
     currency,
     status: row.cancelled_at !== null ? "cancelled" : row.admitted_at !== null ? "admitted" : "valid",
