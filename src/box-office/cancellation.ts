@@ -1,6 +1,7 @@
 // Cancellation at the box office (docs/orders.md): one batch cancels what can
 // still be cancelled and reads the ticket as it then stands, which decides
 // the answer. A whole order's tickets are cancelled by the same statement.
+import sql from "sql-template-tag";
 import type { Principal } from "../env";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
@@ -14,7 +15,7 @@ import type { OrderRow } from "../sales/statements";
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "../tickets/problems";
-import { type BoxOfficeCancellation, type CancelledTicket, type TicketRow, cancelAtBoxOffice, cancellationMade, selectCancelledBy, selectTicket } from "../tickets/statements";
+import { type BoxOfficeCancellation, type CancelledTicket, type TicketRow, cancelAtBoxOffice, cancellationMade, cancelledBy, lastCompanion, selectCancelledBy, selectLastCompanion, selectTicket } from "../tickets/statements";
 import { ticketStatusOf } from "../tickets/status";
 import type { OrderCancellation, TicketCancellation } from "./schemas";
 
@@ -46,6 +47,7 @@ function addBoxOfficeCancellation(
   claim: IdempotencyClaimHeld | undefined,
 ): { cancelled: Handle<CancelledTicket[]>; held: Handle<boolean> | undefined } {
   const cancellationId = crypto.randomUUID();
+  const { db } = batch;
   const cancelled = batch.add(
     cancelAtBoxOffice(
       batch.db,
@@ -60,6 +62,14 @@ function addBoxOfficeCancellation(
       claim && claimHeld(claim),
     ),
   );
+  // A ticket alone never leaves an accompanied one of its order without a
+  // companion; the whole order (the child's ticket with it) always can go.
+  if ("ticketId" in target) {
+    const { ticketId } = target;
+    batch.guard(sql`${cancelledBy(ticketId, cancellationId)} AND ${lastCompanion(ticketId)}`, async () =>
+      (await runStep(selectLastCompanion(db, ticketId))) ? accompanimentRequired(ticketId) : null,
+    );
+  }
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -68,6 +78,17 @@ function addBoxOfficeCancellation(
       written: cancellationMade(cancellationId),
     });
   return { cancelled, held };
+}
+
+/** The 409 of a cancellation that would leave an accompanied ticket of the order without a companion. */
+function accompanimentRequired(ticketId: string): ProblemError {
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.accompanimentRequired,
+    title: "Accompaniment required",
+    detail:
+      "This ticket is the only companion of an accompanied ticket of its order (same date, event or general entry, and entry time); cancel that ticket first, or the whole order. Nothing was changed.",
+    extensions: { ticketId },
+  });
 }
 
 /** The 409 of a ticket that can no longer be cancelled, as it now stands. */

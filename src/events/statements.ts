@@ -225,13 +225,31 @@ export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
 }
 
 /** The active events that take place on `date`, by name: for the day's availability. */
-export function selectEventsOn(db: Db, date: IsoDate): Step<{ event_id: string; name: string; capacity: number | null }[]> {
+export function selectEventsOn(
+  db: Db,
+  date: IsoDate,
+): Step<{ event_id: string; name: string; capacity: number | null; price_cents: number }[]> {
   return step(
     db,
-    sql`SELECT e.event_id, e.name, e.capacity
+    sql`SELECT e.event_id, e.name, e.capacity, e.price_cents
           FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
          WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
          ORDER BY e.name, e.event_id`,
+    read.rows(),
+  );
+}
+
+/** The prices per category of the active events that take place on `date`. */
+export function selectEventCategoryPricesOn(
+  db: Db,
+  date: IsoDate,
+): Step<{ event_id: string; category_id: string; price_cents: number }[]> {
+  return step(
+    db,
+    sql`SELECT p.event_id, p.category_id, p.price_cents
+          FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
+          JOIN special_event_category_prices p ON p.event_id = e.event_id
+         WHERE d.event_date = ${date} AND e.cancelled_at IS NULL`,
     read.rows(),
   );
 }

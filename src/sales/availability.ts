@@ -1,22 +1,28 @@
 // What is left to sell on a day (docs/capacity.md): read in one round trip,
 // for kiosks (GET /availability) and for a refused sale's answer.
-import { selectEventsOn } from "../events/statements";
+import { selectCategories } from "../categories/statements";
+import { selectEventCategoryPricesOn, selectEventsOn } from "../events/statements";
 import { type Calendar, type DayPlan, hoursOn, minutesOf, PUBLISHED_DAYS_AHEAD, slotEnd, slotStarts } from "../hours/calendar";
 import { selectExceptions, selectWeeklySchedule } from "../hours/statements";
 import { Batch, type Db } from "../platform/batch";
 import { validationProblem } from "../http/errors";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
+import { amountOf } from "../platform/money";
 import type { Availability } from "./schemas";
 import { type PlacesTaken, selectPlacesTaken } from "../tickets/statements";
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 
-/** What the sale rules need to know of a day: its plan, the places taken, its active events. */
+/** A category on sale, and its price (cents) for general entry. */
+type CategoryPrice = { category: string; name: string; priceCents: number };
+
+/** What the sale rules need to know of a day: its plan, the places taken, its active events, the categories on sale. */
 export type DayState = {
   date: IsoDate;
   plan: DayPlan | null;
   places: PlacesTaken;
-  events: { eventId: string; name: string; capacity: number | null }[];
+  events: { eventId: string; name: string; capacity: number | null; priceCents: number; categoryPrices: Map<string, number> }[];
+  categories: CategoryPrice[];
 };
 
 /** Adds the reads of a day's plan, places taken and active events to a batch; the state, once it has run. */
@@ -25,13 +31,22 @@ export function addDayStateReads(batch: Batch, date: IsoDate): () => DayState {
   const exceptions = batch.add(selectExceptions(batch.db, date, date));
   const places = batch.add(selectPlacesTaken(batch.db, date));
   const events = batch.add(selectEventsOn(batch.db, date));
+  const eventPrices = batch.add(selectEventCategoryPricesOn(batch.db, date));
+  const categories = batch.add(selectCategories(batch.db, false));
   return () => {
     const calendar: Calendar = { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
     return {
       date,
       plan: hoursOn(calendar, date),
       places: places.value,
-      events: events.value.map((e) => ({ eventId: e.event_id, name: e.name, capacity: e.capacity })),
+      events: events.value.map((e) => ({
+        eventId: e.event_id,
+        name: e.name,
+        capacity: e.capacity,
+        priceCents: e.price_cents,
+        categoryPrices: new Map(eventPrices.value.filter((p) => p.event_id === e.event_id).map((p) => [p.category_id, p.price_cents])),
+      })),
+      categories: categories.value.map((c) => ({ category: c.category_id, name: c.name, priceCents: c.price_cents })),
     };
   };
 }
@@ -59,7 +74,7 @@ const room = (capacity: number | undefined, taken: number) =>
   capacity === undefined ? null : Math.max(0, capacity - taken);
 
 /** The day's general places, and each slot's on a timed day. */
-export function generalAvailability(state: DayState, now: MuseumNow): Availability["general"] {
+export function generalAvailability(state: DayState, now: MuseumNow): Omit<Availability["general"], "prices"> {
   const { plan, places, date } = state;
   const salesOpen = generalSalesOpen(plan, date, now);
   const dayRoom = salesOpen ? room(plan.capacity, places.day) : 0;
@@ -74,15 +89,27 @@ export function generalAvailability(state: DayState, now: MuseumNow): Availabili
   return { ...general, available: Math.min(slotsRoom, dayRoom ?? slotsRoom), entrySlots };
 }
 
-/** A day's availability: general places (per slot on a timed day) and each active event's. */
+/** The prices of the categories on sale (by id), each `priceOf` its category, as the API shows them. */
+function pricesOf(categories: CategoryPrice[], priceOf: (category: CategoryPrice) => number) {
+  return categories.map((c) => ({ category: c.category, name: c.name, price: amountOf(priceOf(c)) }));
+}
+
+/** A day's availability: general places (per slot on a timed day) and each active event's, with their prices per category. */
 function availabilityOf(state: DayState, now: MuseumNow): Availability {
   return {
     date: state.date,
     open: state.plan !== null,
-    general: generalAvailability(state, now),
+    general: { ...generalAvailability(state, now), prices: pricesOf(state.categories, (c) => c.priceCents) },
     events: state.events.map((event) => {
       const taken = state.places.events.get(event.eventId) ?? 0;
-      return { ...event, taken, available: room(event.capacity ?? undefined, taken) };
+      return {
+        eventId: event.eventId,
+        name: event.name,
+        capacity: event.capacity,
+        taken,
+        available: room(event.capacity ?? undefined, taken),
+        prices: pricesOf(state.categories, (c) => event.categoryPrices.get(c.category) ?? event.priceCents),
+      };
     }),
   };
 }

@@ -98,6 +98,16 @@ export const AvailabilityQuerySchema = z.object({
 });
 
 const Count = z.number().int();
+
+const PricesSchema = z
+  .array(
+    z.object({
+      category: CategoryIdSchema,
+      name: z.string().openapi({ description: "The category's name.", example: "Child" }),
+      price: Price.openapi({ description: "A ticket's price in this category, in the museum's currency." }),
+    }),
+  )
+  .openapi("CategoryPriceList", { description: "The price of a ticket in each category on sale, by `categoryId`." });
 const Limit = z.number().int().nullable().openapi({ description: "`null`: no limit." });
 
 export const AvailabilitySchema = z
@@ -122,9 +132,10 @@ export const AvailabilitySchema = z
         )
         .optional()
         .openapi({ description: "Timed-entry days only: every slot, in order." }),
+      prices: PricesSchema,
     }),
     events: z.array(
-      z.object({ eventId: EventIdSchema, name: z.string(), capacity: Limit, taken: Count, available: Limit }),
+      z.object({ eventId: EventIdSchema, name: z.string(), capacity: Limit, taken: Count, available: Limit, prices: PricesSchema }),
     ).openapi({ description: "The active events that take place that day, by name." }),
   })
   .openapi("Availability", {

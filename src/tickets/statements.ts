@@ -2,7 +2,7 @@
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
-import { categoryName, categoryOf, defaultCategoryId } from "../categories/statements";
+import { categoryName, categoryOf, defaultCategoryId, isAccompanied } from "../categories/statements";
 import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
@@ -255,6 +255,33 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
   );
 }
 
+/**
+ * True when the ticket `ticketId` is the last companion of an accompanied
+ * ticket of its order: a valid ticket of an accompanied category, for the
+ * same date, event (or general) and entry time, with no other valid or
+ * admitted ticket there of a category that is not accompanied.
+ */
+export function lastCompanion(ticketId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets t JOIN tickets c
+       ON c.order_id = t.order_id AND c.ticket_id <> t.ticket_id AND c.ticket_date = t.ticket_date
+      AND c.event_id IS t.event_id AND c.entry_time IS t.entry_time
+    WHERE t.ticket_id = ${ticketId} AND NOT ${isAccompanied(raw("t.category"))}
+      AND c.cancelled_at IS NULL AND c.admitted_at IS NULL AND ${isAccompanied(raw("c.category"))}
+      AND NOT EXISTS (SELECT 1 FROM tickets m
+                       WHERE m.order_id = c.order_id AND m.ticket_id <> t.ticket_id AND m.cancelled_at IS NULL
+                         AND m.ticket_date = c.ticket_date AND m.event_id IS c.event_id AND m.entry_time IS c.entry_time
+                         AND NOT ${isAccompanied(raw("m.category"))}))`;
+}
+
+export function selectLastCompanion(db: Db, ticketId: string): Step<boolean> {
+  return step(db, sql`SELECT ${lastCompanion(ticketId)} AS last`, (result) => read.first<{ last: number }>()(result)?.last === 1);
+}
+
+/** True when the cancellation `cancellationId` took the ticket `ticketId`. */
+export function cancelledBy(ticketId: string, cancellationId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE ticket_id = ${ticketId} AND cancellation_id = ${cancellationId})`;
+}
+
 /** True once the cancellation `cancellationId` took a ticket. */
 export function cancellationMade(cancellationId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE cancellation_id = ${cancellationId})`;
@@ -293,6 +320,7 @@ export type AttendanceRow = {
   ticket_type: TicketType;
   event_id: string | null;
   event_name: string | null;
+  category: string;
   sold: number;
   admitted: number;
   cancelled: number;
@@ -300,17 +328,18 @@ export type AttendanceRow = {
 
 /**
  * Tickets sold, admitted and cancelled for one date, per general entry and
- * per event. The grouping reads the covering index tickets_by_date only
- * (docs/performance.md); each event's name is then one primary-key lookup.
- * Exported for the query-plan test.
+ * per event, and within each per category. The day's tickets are found by
+ * the index tickets_by_date (docs/performance.md; it does not hold the
+ * category, so each ticket's row is read too); each event's name is then
+ * one primary-key lookup. Exported for the query-plan test.
  * @internal (for tests)
  */
 export function attendanceQuery(date: IsoDate): Sql {
-  return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.sold, g.admitted, g.cancelled
-     FROM (SELECT ticket_type, event_id, count(*) AS sold, count(admitted_at) AS admitted, count(cancelled_at) AS cancelled
+  return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.category, g.sold, g.admitted, g.cancelled
+     FROM (SELECT ticket_type, event_id, category, count(*) AS sold, count(admitted_at) AS admitted, count(cancelled_at) AS cancelled
              FROM tickets WHERE ticket_date = ${date}
-            GROUP BY ticket_type, event_id) g
-    ORDER BY g.ticket_type DESC, event_name, g.event_id`;
+            GROUP BY ticket_type, event_id, category) g
+    ORDER BY g.ticket_type DESC, event_name, g.event_id, g.category`;
 }
 
 export function selectAttendance(db: Db, date: IsoDate): Step<AttendanceRow[]> {
