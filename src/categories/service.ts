@@ -59,7 +59,7 @@ export async function retireCategory(db: Db, categoryId: string): Promise<void> 
   batch.guard(statements.isDefaultCategory(categoryId), async () =>
     (await isDefaultNow(db, categoryId)) ? defaultCategoryConflict("The default category cannot be retired; make another one the default first.") : null,
   );
-  batch.add(statements.retireCategory(db, categoryId));
+  batch.add(statements.markCategoryRetired(db, categoryId));
   await batch.run();
   if (!before.value) throw categoryNotFound(categoryId);
 }

@@ -102,7 +102,7 @@ export function upsertCategory(db: Db, categoryId: string, input: CategoryInput)
 }
 
 /** Retires the category `categoryId` unless it is the default (already retired: unchanged). */
-export function retireCategory(db: Db, categoryId: string): Step<void> {
+export function markCategoryRetired(db: Db, categoryId: string): Step<void> {
   return step(
     db,
     sql`UPDATE ticket_categories SET retired_at = coalesce(retired_at, ${SQL_NOW})

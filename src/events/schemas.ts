@@ -54,7 +54,6 @@ const CategoryPricesSchema = z
   .openapi("CategoryPrices", {
     description:
       "The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had.",
-    example: { child: 5, member: 0 },
     maxProperties: MAX_CATEGORY_PRICES,
   });
 export type CategoryPrices = z.infer<typeof CategoryPricesSchema>;

@@ -300,6 +300,7 @@ describe("GET /tickets/{ticketId}", () => {
       ticketDate: plusDays(TODAY, 1),
       eventId: ticket.eventId,
       eventName: ticket.eventName,
+      category: "adult",
       price: 12.5,
       currency: "USD",
       status: "valid",

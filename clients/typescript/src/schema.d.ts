@@ -537,13 +537,7 @@ export interface components {
             capacity?: number;
             categoryPrices?: components["schemas"]["CategoryPrices"];
         };
-        /**
-         * @description The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had.
-         * @example {
-         *       "child": 5,
-         *       "member": 0
-         *     }
-         */
+        /** @description The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had. */
         CategoryPrices: {
             [key: string]: number;
         };
