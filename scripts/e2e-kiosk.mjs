@@ -5,9 +5,11 @@
 //     schedule) with an Idempotency-Key, and again: the replay, no new ticket;
 //  3. fetch its image (200, a PNG, an ETag), then again with If-None-Match: 304;
 //  4. a bad purchase comes back as a typed problem (400, validation-error);
-//  5. a family's order of four (all or nothing, with an Idempotency-Key), then
-//     each of its four images fetched at once and its QR code read: every
-//     image shows its own ticket; the order's status lists the four;
+//  5. a family's order of four, two adults and two children (the admin makes
+//     the sample `child` category: accompanied, free), all or nothing, with an
+//     Idempotency-Key; each ticket priced by its category; then each of its
+//     four images fetched at once and its QR code read: every image shows its
+//     own ticket; the order's status lists the four with their categories;
 //  6. on a day with timed entry (made so by an admin): read the availability,
 //     buy for a slot, read the entry time back from the ticket's QR image, and
 //     when the slot is sold out, buy one of the `availableEntryTimes` offered.
@@ -72,17 +74,24 @@ async function timedEntry(day) {
   log(`timed entry on ${day}: 10:00 sold, then sold out; bought the offered ${offered[0]}`);
 }
 
-/** A family's order of four for `day`, and every ticket's image right after the sale. */
+/** A family's order of four for `day` (two adults, two children), and every ticket's image right after the sale. */
 async function familyOrder(day) {
+  const child = await office.PUT("/ticket-categories/{categoryId}", {
+    params: { path: { categoryId: "child" } },
+    body: { name: "Child", price: 0, accompanied: true, unitType: "CHILD" },
+  });
+  expect([200, 201].includes(child.response.status), `PUT /ticket-categories/child answered ${child.response.status}: ${JSON.stringify(child.error)}`);
+  const categories = ["adult", "child", "adult", "child"];
   const order = {
     params: { header: { "idempotency-key": `e2e-kiosk-order-${randomUUID()}` } },
-    body: { email: "family@example.com", tickets: Array.from({ length: 4 }, () => ({ ticketType: "general", ticketDate: day })) },
+    body: { email: "family@example.com", tickets: categories.map((category) => ({ ticketType: "general", ticketDate: day, category })) },
   };
   const sold = await kiosk.POST("/orders", order);
   expect(sold.response.status === 201, `POST /orders answered ${sold.response.status}: ${JSON.stringify(sold.error)}`);
   const { orderId, tickets, totalPrice, currency } = sold.data;
   expect(sold.response.headers.get("Location") === `/v1.1/orders/${orderId}`, "the order has no Location");
   expect(tickets.length === 4 && new Set(tickets.map((t) => t.ticketId)).size === 4, "the order has not four tickets");
+  expect(tickets.map((t) => `${t.category}:${t.price}`).join() === "adult:25,child:0,adult:25,child:0", `the order's prices: ${JSON.stringify(tickets)}`);
   const cents = tickets.reduce((sum, t) => sum + Math.round(t.price * 100), 0);
   expect(Math.round(totalPrice * 100) === cents && /^[A-Z]{3}$/.test(currency), `totalPrice ${totalPrice} ${currency} for ${cents} cents`);
   const replay = await kiosk.POST("/orders", order);
@@ -96,10 +105,11 @@ async function familyOrder(day) {
   }
   const status = await kiosk.GET("/orders/{orderId}", { params: { path: { orderId } } });
   expect(
-    status.response.status === 200 && status.data.tickets.every((t, i) => t.ticketId === tickets[i].ticketId && t.status === "valid"),
+    status.response.status === 200 &&
+      status.data.tickets.every((t, i) => t.ticketId === tickets[i].ticketId && t.category === categories[i] && t.status === "valid"),
     `GET /orders/{orderId}: ${JSON.stringify(status.data ?? status.error)}`,
   );
-  log(`order of four for ${day}: ${totalPrice} ${currency}, four images, each with its own ticket's code`);
+  log(`order of two adults and two children for ${day}: ${totalPrice} ${currency}, four images, each with its own ticket's code`);
 }
 
 let failed = false;

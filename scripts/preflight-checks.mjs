@@ -199,7 +199,6 @@ function checkLoopback(environment) {
  * charge a default when one is missing or malformed (src/settings.ts).
  */
 const MONEY_VARS = {
-  GENERAL_TICKET_PRICE_CENTS: { pattern: /^\d{1,9}$/, max: 100_000_000, example: '"2500"', what: "whole cents, at most 100000000" },
   CURRENCY: { pattern: /^[A-Z]{3}$/, example: '"USD"', what: "an ISO 4217 code" },
 };
 

@@ -53,6 +53,7 @@ try {
     confirmationCode: "ticket-event-9c55eg-8v82a",
     eventName:
       "Pirate Coding Workshop: Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon on the Old Harbour Pier — bring your own laptop, eye patch optional",
+    categoryName: "Child",
     cancelled: false,
   };
   const samples = [
@@ -65,6 +66,8 @@ try {
         ticketType: "general",
         ticketDate: "2023-09-07",
         confirmationCode: "ticket-general-e5e5c6-dce78",
+        entryTime: "10:30",
+        categoryName: "Adult",
         cancelled: false,
       },
     ],

@@ -11,7 +11,9 @@
 // stays deleted), and given dates only while it has none, so a rerun on a
 // later day changes nothing; `--redate` moves the sample events (those not
 // deleted) into the coming weeks again. Holidays are set only on dates without
-// an exception; a local dev account is written only when it differs from .dev.vars.
+// an exception; a sample ticket category only when its id is unknown (one an
+// admin changed or retired stays so); a local dev account is written only when
+// it differs from .dev.vars.
 import { pathToFileURL } from "node:url";
 import { ACCOUNT_NAME, newAccount } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
@@ -111,6 +113,16 @@ export const SAMPLE_EVENTS = [
     dates: ["2023-11-10", "2023-11-17", "2023-11-24"],
     price: 5,
   },
+];
+
+/**
+ * The sample ticket categories beside the migration's `adult` (the default):
+ * a child's ticket only with a companion's, a concession and a member's.
+ */
+export const SAMPLE_CATEGORIES = [
+  { categoryId: "child", name: "Child", price: 0, accompanied: true, unitType: "CHILD" },
+  { categoryId: "concession", name: "Concession", price: 15, accompanied: false, unitType: "STUDENT" },
+  { categoryId: "member", name: "Member", price: 0, accompanied: false, unitType: "OTHER" },
 ];
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -219,10 +231,11 @@ async function main(argv) {
   const accounts = remote ? [] : localAccounts(ensureDevVars());
 
   if (!args.quiet) log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
-  const found = readSeeded(target, { events, holidays, accounts });
-  const { steps, written } = seedSteps({ events, holidays, accounts }, found, { redate: args.redate === true });
+  const categories = SAMPLE_CATEGORIES;
+  const found = readSeeded(target, { events, holidays, categories, accounts });
+  const { steps, written } = seedSteps({ events, holidays, categories, accounts }, found, { redate: args.redate === true });
   if (steps.length > 0) d1Execute(target, { sql: sqlScript(steps) });
-  const label = { event: "events", date: "event dates", redated: "events redated", holiday: "holidays", account: "accounts" };
+  const label = { event: "events", date: "event dates", redated: "events redated", holiday: "holidays", category: "ticket categories", account: "accounts" };
   const summary = Object.entries(written).map(([kind, n]) => `${label[kind]}: ${n}`);
   if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
   else if (!args.quiet) log("seed wrote nothing: the sample data is already there");
@@ -232,14 +245,16 @@ async function main(argv) {
  * What the database holds of the sample data, read in one `wrangler d1
  * execute --command` through the builders' reads: per event whether its id
  * is known (`eventName`, deleted or not) and the event if active; per holiday
- * whether its date has an exception; per account its active credential.
+ * whether its date has an exception; per category whether its id is known;
+ * per account its active credential.
  */
-export function readSeeded(target, { events, holidays, accounts }) {
+export function readSeeded(target, { events, holidays, categories = [], accounts }) {
   const b = statements();
   const sql = b.sql.default;
   const reads = [
     ...events.flatMap((e) => [sql`SELECT ${b.events.eventName(sql`${e.eventId}`)} AS name`, b.events.selectActiveEvent(db, e.eventId)]),
     ...holidays.map((h) => b.hours.exceptionExists(db, h.date)),
+    ...categories.map((c) => b.categories.selectCategory(db, c.categoryId)),
     ...accounts.map((a) => b.accounts.selectActiveAccountCredential(db, a.name)),
   ];
   const results = d1Execute(target, { command: sqlScript(reads) });
@@ -252,12 +267,13 @@ export function readSeeded(target, { events, holidays, accounts }) {
     return { known, active: row === null ? null : JSON.parse(row.event) };
   });
   const holidaysFound = holidays.map(() => first(i++) !== null);
+  const categoriesFound = categories.map(() => first(i++) !== null);
   const accountsFound = accounts.map(() => first(i++));
-  return { events: eventsFound, holidays: holidaysFound, accounts: accountsFound };
+  return { events: eventsFound, holidays: holidaysFound, categories: categoriesFound, accounts: accountsFound };
 }
 
 /** The builders' steps that add what `found` lacks, and a count of what they write by kind. */
-export function seedSteps({ events, holidays, accounts }, found, { redate = false } = {}) {
+export function seedSteps({ events, holidays, categories = [], accounts }, found, { redate = false } = {}) {
   const b = statements();
   const steps = [];
   const written = {};
@@ -281,6 +297,11 @@ export function seedSteps({ events, holidays, accounts }, found, { redate = fals
     if (found.holidays[i]) return;
     steps.push(b.hours.upsertException(db, h.date, h.hours, h.reason));
     count("holiday");
+  });
+  categories.forEach(({ categoryId, ...input }, i) => {
+    if (found.categories?.[i]) return;
+    steps.push(...b.categories.upsertCategory(db, categoryId, input));
+    count("category");
   });
   accounts.forEach((a, i) => {
     const stored = found.accounts[i];

@@ -1,6 +1,7 @@
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
+import { ticketCategoriesRouter } from "./categories";
 import { specialEventsRouter } from "./events";
 import { SpecialEventResponseSchema } from "./events/schemas";
 import { docsRouter } from "./docs";
@@ -68,6 +69,7 @@ function createApi() {
   );
   api.route("/", museumHoursRouter);
   api.route("/", specialEventsRouter);
+  api.route("/", ticketCategoriesRouter);
   api.route("/", ticketSalesRouter);
   api.route("/", ticketImageRouter);
   api.route("/", ticketsRouter);

@@ -2,8 +2,9 @@
 // once per env object into typed values. A value that is missing or out of
 // range falls back to the production default: a typo in the configuration
 // must neither switch a protection off nor fail every request. Money is the
-// exception: a price or currency that does not parse is null, and nothing is
-// sold at a default (the sale answers 503; /healthz names the setting).
+// exception: a currency that does not parse is null, and nothing is sold in a
+// default one (the sale answers 503; /healthz names the setting). Prices are
+// the database's (ticket categories, events), not settings.
 import { z } from "@hono/zod-openapi";
 
 /** A whole number in [min, max] written as text, or `fallback`. */
@@ -38,10 +39,6 @@ const timeZone = z
 const SettingsSchema = z.object({
   /** The museum's IANA time zone: what "today" and "now" mean for sales, hours and admission. */
   MUSEUM_TIMEZONE: timeZone,
-  /** The price of a general ticket, recorded on each ticket sold. */
-  GENERAL_TICKET_PRICE_CENTS: required(
-    z.string().trim().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().max(100_000_000)),
-  ),
   /** The ISO 4217 code of the museum's currency, shown with every total and refund. */
   CURRENCY: required(z.string().trim().regex(/^[A-Z]{3}$/)),
   /** How long before its entry time a timed ticket is admitted at a gate. */
@@ -77,5 +74,5 @@ export function settingsOf(env: object): Settings {
 
 /** The settings money depends on that do not parse (their names), for /healthz and the preflight. */
 export function invalidMoneySettings(settings: Settings): string[] {
-  return (["GENERAL_TICKET_PRICE_CENTS", "CURRENCY"] as const).filter((name) => settings[name] === null);
+  return (["CURRENCY"] as const).filter((name) => settings[name] === null);
 }

@@ -9,7 +9,6 @@ describe("settingsOf", () => {
   it("reads wrangler.toml's values as typed settings", () => {
     expect(settingsOf({ ...env, WEBHOOK_ALLOW_LOOPBACK: "false", PRERENDER_TICKET_IMAGES: "true" })).toMatchObject({
       MUSEUM_TIMEZONE: "America/New_York",
-      GENERAL_TICKET_PRICE_CENTS: 2500,
       CURRENCY: "USD",
       ADMISSION_EARLY_MINUTES: 15,
       LOGIN_FAILURE_BUDGET: 10,
@@ -22,7 +21,6 @@ describe("settingsOf", () => {
   it("falls back to the production default for a missing, malformed or out-of-range value", () => {
     const settings = settingsOf({
       MUSEUM_TIMEZONE: "Mars/Olympus_Mons",
-      GENERAL_TICKET_PRICE_CENTS: "-5",
       CURRENCY: "euro",
       ADMISSION_EARLY_MINUTES: "fifteen",
       WEBHOOK_MAX_ATTEMPTS: "99",
@@ -31,7 +29,6 @@ describe("settingsOf", () => {
     });
     expect(settings).toMatchObject({
       MUSEUM_TIMEZONE: "America/New_York",
-      GENERAL_TICKET_PRICE_CENTS: null,
       CURRENCY: null,
       ADMISSION_EARLY_MINUTES: 15,
       WEBHOOK_MAX_ATTEMPTS: 8,
@@ -45,6 +42,6 @@ describe("settingsOf", () => {
     const vars = { ADMISSION_EARLY_MINUTES: "30" };
     expect(settingsOf(vars)).toBe(settingsOf(vars));
     expect(settingsOf(vars).ADMISSION_EARLY_MINUTES).toBe(30);
-    expect(settingsOf(vars)).toMatchObject({ GENERAL_TICKET_PRICE_CENTS: null, CURRENCY: null });
+    expect(settingsOf(vars)).toMatchObject({ CURRENCY: null });
   });
 });

@@ -1,16 +1,35 @@
-// A day's attendance: sold, admitted and cancelled tickets, general and per event.
+// A day's attendance: sold, admitted and cancelled tickets, general and per
+// event, each also per category.
 import { type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import type { AttendanceSummary } from "./schemas";
+import type { AttendanceCounts, AttendanceSummary } from "./schemas";
 import { selectAttendance } from "../tickets/statements";
 
-/** Sold, admitted and cancelled tickets for `date`, general and per event. One query. */
+type Counted = AttendanceCounts & { byCategory: Record<string, AttendanceCounts> };
+
+const none = (): Counted => ({ sold: 0, admitted: 0, cancelled: 0, byCategory: {} });
+
+/** Adds one category's counts to a total and to its byCategory. */
+function add(total: Counted, category: string, counts: AttendanceCounts): void {
+  total.sold += counts.sold;
+  total.admitted += counts.admitted;
+  total.cancelled += counts.cancelled;
+  total.byCategory[category] = counts;
+}
+
+/** Sold, admitted and cancelled tickets for `date`, general and per event, each per category. One query. */
 export async function attendanceOn(db: Db, date: IsoDate): Promise<AttendanceSummary> {
-  const summary: AttendanceSummary = { date, general: { sold: 0, admitted: 0, cancelled: 0 }, events: [] };
+  const general = none();
+  const events = new Map<string, Counted & { eventId: string; name: string }>();
   for (const row of await runStep(selectAttendance(db, date))) {
     const counts = { sold: row.sold, admitted: row.admitted, cancelled: row.cancelled };
-    if (row.event_id === null) summary.general = counts;
-    else summary.events.push({ eventId: row.event_id, name: row.event_name ?? "", ...counts });
+    if (row.event_id === null) {
+      add(general, row.category, counts);
+      continue;
+    }
+    let event = events.get(row.event_id);
+    if (!event) events.set(row.event_id, (event = { eventId: row.event_id, name: row.event_name ?? "", ...none() }));
+    add(event, row.category, counts);
   }
-  return summary;
+  return { date, general, events: [...events.values()] };
 }

@@ -58,12 +58,20 @@ const AttendanceCountsShape = {
   admitted: z.number().int(),
   cancelled: z.number().int(),
 };
+export type AttendanceCounts = { sold: number; admitted: number; cancelled: number };
+
+const CountedShape = {
+  ...AttendanceCountsShape,
+  byCategory: z
+    .record(z.string(), z.object(AttendanceCountsShape))
+    .openapi({ description: "The same counts per ticket category (`categoryId`), for the categories sold.", example: { adult: { sold: 2, admitted: 1, cancelled: 0 } } }),
+};
 
 export const AttendanceSummarySchema = z
   .object({
     date: DateSchema,
-    general: z.object(AttendanceCountsShape),
-    events: z.array(z.object({ eventId: EventIdSchema, name: z.string(), ...AttendanceCountsShape })),
+    general: z.object(CountedShape),
+    events: z.array(z.object({ eventId: EventIdSchema, name: z.string(), ...CountedShape })),
   })
   .openapi("AttendanceSummary", { description: "Tickets sold, admitted and cancelled for one date." });
 export type AttendanceSummary = z.infer<typeof AttendanceSummarySchema>;

@@ -21,8 +21,11 @@ import {
   type TicketRow,
   cancelAtBoxOffice,
   cancellationMade,
+  cancelledBy,
+  lastCompanion,
   orderHoldReleased,
   selectCancelledBy,
+  selectLastCompanion,
   selectTicket,
 } from "../tickets/statements";
 import { ticketStatusOf } from "../tickets/status";
@@ -56,6 +59,7 @@ function addBoxOfficeCancellation(
   claim: IdempotencyClaimHeld | undefined,
 ): { cancelled: Handle<CancelledTicket[]>; held: Handle<boolean> | undefined } {
   const cancellationId = crypto.randomUUID();
+  const { db } = batch;
   const cancelled = batch.add(
     cancelAtBoxOffice(
       batch.db,
@@ -71,6 +75,14 @@ function addBoxOfficeCancellation(
       claim && claimHeld(claim),
     ),
   );
+  // A ticket alone never leaves an accompanied one of its order without a
+  // companion; the whole order (the child's ticket with it) always can go.
+  if ("ticketId" in target) {
+    const { ticketId } = target;
+    batch.guard(sql`${cancelledBy(ticketId, cancellationId)} AND ${lastCompanion(ticketId)}`, async () =>
+      (await runStep(selectLastCompanion(db, ticketId))) ? accompanimentRequired(ticketId) : null,
+    );
+  }
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -79,6 +91,17 @@ function addBoxOfficeCancellation(
       written: cancellationMade(cancellationId),
     });
   return { cancelled, held };
+}
+
+/** The 409 of a cancellation that would leave an accompanied ticket of the order without a companion. */
+function accompanimentRequired(ticketId: string): ProblemError {
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.accompanimentRequired,
+    title: "Accompaniment required",
+    detail:
+      "This ticket is the only companion of an accompanied ticket of its order (same date, event or general entry, and entry time); cancel that ticket first, or the whole order. Nothing was changed.",
+    extensions: { ticketId },
+  });
 }
 
 /** The 409 of a ticket that can no longer be cancelled, as it now stands. */

@@ -24,7 +24,7 @@ export const cancelTicket = createRoute({
     200: { ...jsonContent(TicketCancellationSchema, "Cancelled now."), headers: REPLAYED_HEADER },
     409: {
       description:
-        "`/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`), `/problems/ticket-expired` (its day or slot is over) or `/problems/ticket-held` (held for an order being paid for: release the order). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed.",
+        "`/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`), `/problems/ticket-expired` (its day or slot is over), `/problems/ticket-held` (held for an order being paid for: release the order) or `/problems/accompaniment-required` (it is the last companion of an accompanied ticket of its order: cancel that one first, or the whole order). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed.",
       content: { "application/problem+json": { schema: ProblemSchema } },
     },
     ...problemResponses(400, 401, 403, 404, 413, 415, 422),
@@ -37,7 +37,7 @@ export const cancelOrder = createRoute({
   operationId: "cancelOrder",
   summary: "Cancel an order at the box office",
   description:
-    "Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. A held order is released: `status: released`, refund 0, its places free at once. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).",
+    "Cancels every ticket of the order that can still be cancelled, in one atomic write (accompanied tickets and their companions together); the refund is the sum of their recorded prices. A held order is released: `status: released`, refund 0, its places free at once. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).",
   tags: ["Cancellation"],
   security: BASIC_AUTH,
   ...staff,

@@ -14,6 +14,11 @@ export const OPENAPI_TAGS = [
       "Addition to the Museum API 1.1.1 (not in the reference description): the weekly schedule and dated exceptions (closures, special hours) that `GET /museum-hours` is computed from. Admin only.",
   },
   {
+    name: "Ticket categories",
+    description:
+      "Addition to the Museum API 1.1.1 (not in the reference description): adult, child, concession, member… and their prices; a purchase naming no category is in the default one. Listing: admin, box-office, sales; changes: admin.",
+  },
+  {
     name: "Availability",
     description:
       "Addition to the Museum API 1.1.1 (not in the reference description): what is left to sell on a day, for general entry (per entry slot on a timed day) and each event, under the optional limits of docs/capacity.md.",

@@ -1,18 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { DateSchema, textField, UuidSchema, wholeNumber } from "../http/openapi";
+import { CategoryIdSchema } from "../categories/schemas";
+import { DateSchema, priceField, textField, UuidSchema, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
-
-const MAX_PRICE = 1_000_000;
-
-/**
- * True when a number has at most two decimals, i.e. it is exactly a whole
- * number of cents: the cents, divided back, give the very same number. (A
- * tolerance such as |cents - round(cents)| < 1e-6 let 1e-9 through, and it
- * came back as 0, not the price submitted.)
- */
-function hasAtMostTwoDecimals(value: number): boolean {
-  return Math.round(value * 100) / 100 === value;
-}
 
 export const EventIdSchema = UuidSchema.openapi({
   description: "Identifier for a special event.",
@@ -45,17 +34,7 @@ const EventDatesSchema = z
   })
   .openapi({ description: "List of planned dates for the special event, each once.", uniqueItems: true });
 
-const EventPriceSchema = z
-  .number({ error: "Must be a number." })
-  .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
-  .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
-  .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
-  .openapi({
-    description: "Price of a ticket for the special event, at most two decimals.",
-    format: "float",
-    multipleOf: 0.01,
-    example: 25,
-  });
+const EventPriceSchema = priceField("Price of a ticket for the special event, at most two decimals.", 25);
 
 const EventCapacitySchema = wholeNumber(
   1,
@@ -63,6 +42,21 @@ const EventCapacitySchema = wholeNumber(
   "The most tickets for each of the event's dates (no limit when left out).",
   40,
 );
+
+/** The most categories an event prices on its own. */
+const MAX_CATEGORY_PRICES = 50;
+
+const CategoryPricesSchema = z
+  .record(CategoryIdSchema, priceField("The price of a ticket in this category.", 10))
+  .refine((prices) => Object.keys(prices).length <= MAX_CATEGORY_PRICES, {
+    error: `Must price at most ${MAX_CATEGORY_PRICES} categories.`,
+  })
+  .openapi("CategoryPrices", {
+    description:
+      "The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had.",
+    maxProperties: MAX_CATEGORY_PRICES,
+  });
+export type CategoryPrices = z.infer<typeof CategoryPricesSchema>;
 
 const eventFields = {
   name: EventNameSchema,
@@ -73,7 +67,7 @@ const eventFields = {
 };
 
 export const CreateSpecialEventRequestSchema = z
-  .strictObject({ ...eventFields, capacity: EventCapacitySchema.optional() })
+  .strictObject({ ...eventFields, capacity: EventCapacitySchema.optional(), categoryPrices: CategoryPricesSchema.optional() })
   .openapi("CreateSpecialEventRequest", {
     description: "Request payload for creating new special events at the museum.",
   });
@@ -84,6 +78,9 @@ export const UpdateSpecialEventRequestSchema = z
     ...eventFields,
     capacity: EventCapacitySchema.nullable().openapi({
       description: "The most tickets for each of the event's dates; `null` removes the limit.",
+    }),
+    categoryPrices: CategoryPricesSchema.nullable().openapi({
+      description: "Replaces the event's prices per category; `null` removes them (every category then pays `price`).",
     }),
   })
   .partial()
@@ -109,6 +106,7 @@ export const SpecialEventResponseSchema = z
     dates: EventDatesSchema,
     price: EventPriceSchema,
     capacity: EventCapacitySchema.optional(),
+    categoryPrices: CategoryPricesSchema.optional(),
   })
   .openapi("SpecialEventResponse", { description: "Information about a special event." });
 export type SpecialEvent = z.infer<typeof SpecialEventResponseSchema>;

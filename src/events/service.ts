@@ -6,8 +6,9 @@ import sql from "sql-template-tag";
 import type { IsoDate } from "../platform/dates";
 import { followTickets, guardPlaces } from "../tickets/follow";
 import { insertEventDeliveries } from "../webhooks/statements";
+import { validationProblem } from "../http/errors";
 import * as statements from "./statements";
-import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
+import type { CategoryPrices, CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 /** An event as written, and the webhook deliveries recorded with it (for the Queue, once the response is on its way). */
 export type PublishedEvent = { event: SpecialEvent; deliveryIds: string[] };
@@ -20,11 +21,34 @@ function addPublication(batch: Batch, eventId: string) {
   };
 }
 
+/**
+ * Adds the replacement of an event's prices per category to a batch, behind
+ * a guard: a category neither active nor already priced by the event is
+ * refused (400 naming it), before anything is written.
+ */
+function addCategoryPrices(batch: Batch, eventId: string, prices: CategoryPrices | null): void {
+  if (prices) {
+    batch.guard(sql`${statements.eventIsActive(sql`${eventId}`)} AND ${statements.categoryPricesRefused(eventId, prices)}`, async () => {
+      const refused = await runStep(statements.selectUnpriceableCategories(batch.db, eventId, prices));
+      return refused.length === 0
+        ? null
+        : validationProblem(
+            refused.map((categoryId) => ({
+              path: `categoryPrices.${categoryId}`,
+              message: `No ticket category '${categoryId}' is on sale (unknown or retired); see GET /ticket-categories.`,
+            })),
+          );
+    });
+  }
+  for (const step of statements.replaceCategoryPrices(batch.db, eventId, prices)) batch.add(step);
+}
+
 /** Creates an event; no ticket can know it yet. */
 export async function createEvent(db: Db, input: CreateSpecialEventRequest): Promise<PublishedEvent> {
   const eventId = crypto.randomUUID();
   const batch = new Batch(db);
   for (const step of statements.insertEvent(db, eventId, input)) batch.add(step);
+  if (input.categoryPrices) addCategoryPrices(batch, eventId, input.categoryPrices);
   const published = addPublication(batch, eventId);
   await batch.run();
   return { event: published.event.value!, deliveryIds: published.deliveries.value };
@@ -47,6 +71,7 @@ export async function updateEvent(
   const { cancelTickets, today } = options;
   const tickets = followTickets(batch, { kind: "event-changed", today, eventId, dates: changes.dates, cancelTickets });
   for (const step of statements.updateEventFields(db, eventId, changes)) batch.add(step);
+  if (changes.categoryPrices !== undefined) addCategoryPrices(batch, eventId, changes.categoryPrices);
   const capacity = changes.capacity;
   if (typeof capacity === "number") {
     guardPlaces(batch, [{ scope: "event", ref: eventId, from: today, limit: () => sql`${capacity}` }]);

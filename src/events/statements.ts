@@ -1,25 +1,29 @@
 // The events feature's tables (special_events, special_event_dates): every
 // statement on them, and the read fragments other features may put in theirs.
-import sql, { type Sql } from "sql-template-tag";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { toCents } from "../platform/money";
-import { SQL_NOW } from "../platform/sql";
-import type { CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
+import { SQL_NOW, sqlAmount } from "../platform/sql";
+import { categoryOnSale } from "../categories/statements";
+import type { CategoryPrices, CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
 /**
  * An event as one JSON text, in the shape GET returns (`SpecialEvent`): the
  * one rendering of an event, read by GET and recorded as a publishNewEvent
  * delivery's body. `e` is the special_events row. Dates come sorted; a whole
- * price is a JSON integer, as JavaScript writes it; `capacity` only when set
- * (a merge patch drops a null member).
+ * price is a JSON integer, as JavaScript writes it; `capacity` and
+ * `categoryPrices` (by category id) only when set (a merge patch drops a null member).
  */
 const EVENT_JSON = sql`json_patch(json_object('eventId', e.event_id, 'name', e.name, 'location', e.location,
     'eventDescription', e.description,
     'dates', json((SELECT json_group_array(event_date)
                 FROM (SELECT event_date FROM special_event_dates WHERE event_id = e.event_id ORDER BY event_date))),
     'price', CASE WHEN e.price_cents % 100 = 0 THEN e.price_cents / 100 ELSE e.price_cents / 100.0 END),
-  json_object('capacity', e.capacity))`;
+  json_object('capacity', e.capacity,
+    'categoryPrices', json((SELECT CASE WHEN count(*) > 0 THEN json_group_object(category_id, amount) END
+                              FROM (SELECT category_id, ${sqlAmount(raw("price_cents"))} AS amount
+                                      FROM special_event_category_prices WHERE event_id = e.event_id ORDER BY category_id)))))`;
 
 function parseEvent(json: string): SpecialEvent {
   return JSON.parse(json) as SpecialEvent;
@@ -68,6 +72,54 @@ export function activeEventOn(eventId: string | Sql, date: IsoDate | Sql): Sql {
   return sql`SELECT e.event_id, d.event_date, e.price_cents, e.capacity
     FROM special_events e JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ${date}
    WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+}
+
+/**
+ * The price (cents) of a ticket for the event `eventId` in the category
+ * `categoryId` (an SQL expression): its price for that category, else the event's.
+ */
+export function eventPrice(eventId: string, categoryId: Sql): Sql {
+  return sql`coalesce((SELECT price_cents FROM special_event_category_prices WHERE event_id = ${eventId} AND category_id = ${categoryId}),
+                      (SELECT price_cents FROM special_events WHERE event_id = ${eventId}))`;
+}
+
+/**
+ * The categories of `prices` the event `eventId` may not price (a SELECT of
+ * `category_id`): neither active nor one it already has.
+ */
+function unpriceableCategories(eventId: string, prices: CategoryPrices): Sql {
+  return sql`SELECT p.key AS category_id FROM json_each(${JSON.stringify(prices)}) p
+    WHERE NOT ${categoryOnSale(raw("p.key"))}
+      AND NOT EXISTS (SELECT 1 FROM special_event_category_prices WHERE event_id = ${eventId} AND category_id = p.key)`;
+}
+
+/** True when `prices` names a category the active event `eventId` may not price (for a guard before the write). */
+export function categoryPricesRefused(eventId: string, prices: CategoryPrices): Sql {
+  return sql`EXISTS (${unpriceableCategories(eventId, prices)})`;
+}
+
+export function selectUnpriceableCategories(db: Db, eventId: string, prices: CategoryPrices): Step<string[]> {
+  return step(db, unpriceableCategories(eventId, prices), (result) =>
+    read.rows<{ category_id: string }>()(result).map((row) => row.category_id),
+  );
+}
+
+/** The statements that replace the active event `eventId`'s prices per category (null: removes them). */
+export function replaceCategoryPrices(db: Db, eventId: string, prices: CategoryPrices | null): Step<void>[] {
+  const active = eventIsActive(sql`${eventId}`);
+  const steps = [step(db, sql`DELETE FROM special_event_category_prices WHERE event_id = ${eventId} AND ${active}`, read.nothing)];
+  if (prices) {
+    const rows = JSON.stringify(Object.entries(prices).map(([categoryId, price]) => [categoryId, toCents(price)]));
+    steps.push(
+      step(
+        db,
+        sql`INSERT INTO special_event_category_prices (event_id, category_id, price_cents)
+            SELECT ${eventId}, value ->> 0, value ->> 1 FROM json_each(${rows}) WHERE ${active}`,
+        read.nothing,
+      ),
+    );
+  }
+  return steps;
 }
 
 /** A new event and its id. */
@@ -172,16 +224,19 @@ export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
   );
 }
 
-/** An active event of a day, as `eventsOn` lists it. */
-export type EventOfDay = { eventId: string; name: string; capacity: number | null };
+/** An active event of a day, as `eventsOn` lists it: its price and its prices per category (cents). */
+export type EventOfDay = { eventId: string; name: string; capacity: number | null; priceCents: number; categoryPrices: Record<string, number> };
 
 /**
  * The active events that take place on `date` (an SQL expression), by name,
  * as one JSON array of `EventOfDay`: for a read of a day's, or many days', availability.
  */
 export function eventsOn(date: Sql): Sql {
-  return sql`(SELECT json_group_array(json_object('eventId', event_id, 'name', name, 'capacity', capacity))
-      FROM (SELECT e.event_id, e.name, e.capacity
+  return sql`(SELECT json_group_array(json_object('eventId', event_id, 'name', name, 'capacity', capacity,
+                                                  'priceCents', price_cents, 'categoryPrices', json(category_prices)))
+      FROM (SELECT e.event_id, e.name, e.capacity, e.price_cents,
+                   (SELECT json_group_object(p.category_id, p.price_cents)
+                      FROM special_event_category_prices p WHERE p.event_id = e.event_id) AS category_prices
               FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
              WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
              ORDER BY e.name, e.event_id))`;

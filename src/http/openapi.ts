@@ -43,6 +43,28 @@ export function wholeNumber(min: number, max: number, description: string, examp
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).openapi({ description, example });
 }
 
+const MAX_PRICE = 1_000_000;
+
+/**
+ * True when a number has at most two decimals, i.e. it is exactly a whole
+ * number of cents: the cents, divided back, give the very same number. (A
+ * tolerance such as |cents - round(cents)| < 1e-6 let 1e-9 through, and it
+ * came back as 0, not the price submitted.)
+ */
+function hasAtMostTwoDecimals(value: number): boolean {
+  return Math.round(value * 100) / 100 === value;
+}
+
+/** A price: a number from 0 to 1,000,000 with at most two decimals (an event's, a category's). */
+export function priceField(description: string, example: number) {
+  return z
+    .number({ error: "Must be a number." })
+    .min(0, { error: `Must be from 0 to ${MAX_PRICE}.` })
+    .max(MAX_PRICE, { error: `Must be from 0 to ${MAX_PRICE}.` })
+    .refine(hasAtMostTwoDecimals, { error: "Must have at most two decimals." })
+    .openapi({ description, format: "float", multipleOf: 0.01, example });
+}
+
 /** A uuid, compared in lower case as the service stores it. */
 export const UuidSchema = z
   .uuid({ error: "Must be a uuid." })

@@ -109,6 +109,9 @@ export const PROBLEM_TYPES = {
   orderReleased: "/problems/order-released",
   orderConfirmed: "/problems/order-confirmed",
   ticketHeld: "/problems/ticket-held",
+  /** Ticket categories (docs/orders.md): the default is never accompanied nor retired; a child's ticket needs a companion's. */
+  defaultCategory: "/problems/default-category",
+  accompanimentRequired: "/problems/accompaniment-required",
   /** A secret or a money setting is missing or malformed: /healthz says which (docs/operations.md). */
   notConfigured: "/problems/not-configured",
   /** The database lacks migrations this code needs (503; docs/operations.md). */

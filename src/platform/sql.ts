@@ -10,6 +10,11 @@ const ISO_TIMESTAMP = "'%Y-%m-%dT%H:%M:%fZ'";
 /** The current time as a timestamp column holds it. */
 export const SQL_NOW: Sql = raw(`strftime(${ISO_TIMESTAMP}, 'now')`);
 
+/** An amount in cents (an SQL expression) as the API shows it, a JSON number: 2500 → 25, 2550 → 25.5. */
+export function sqlAmount(cents: Sql): Sql {
+  return sql`(CASE WHEN ${cents} % 100 = 0 THEN ${cents} / 100 ELSE ${cents} / 100.0 END)`;
+}
+
 /** The current time moved by `seconds` (a whole number, bound; negative: earlier). */
 export function sqlNowShiftedSeconds(seconds: number): Sql {
   return sql`strftime(${raw(ISO_TIMESTAMP)}, 'now', ${`${seconds >= 0 ? "+" : ""}${seconds} seconds`})`;

@@ -3,19 +3,21 @@
 // (GET /availability/calendar) and a refused sale's answer. Every day is read
 // by the one statement and computed by the one function, whatever the range.
 import sql, { raw } from "sql-template-tag";
+import { type CategoryPrice, categoriesOnSale } from "../categories/statements";
 import { type EventOfDay, eventsOn, parseEventsOn } from "../events/statements";
 import { type DayPlan, minutesOf, PUBLISHED_DAYS_AHEAD, slotEnd, slotStarts } from "../hours/calendar";
 import { dayPlanOn, parsePlan } from "../hours/statements";
 import { type Batch, type Db, read, runStep, type Step, step } from "../platform/batch";
 import { validationProblem } from "../http/errors";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
+import { amountOf } from "../platform/money";
 import type { Availability, AvailabilityCalendar, SaleStatus } from "./schemas";
 import { parsePlacesTaken, type PlacesTaken, placesTakenOn } from "../tickets/statements";
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 
-/** What the sale rules need to know of a day: its plan, the places taken, its active events. */
-export type DayState = { date: IsoDate; plan: DayPlan | null; places: PlacesTaken; events: EventOfDay[] };
+/** What the sale rules need to know of a day: its plan, the places taken, its active events, the categories on sale. */
+export type DayState = { date: IsoDate; plan: DayPlan | null; places: PlacesTaken; events: EventOfDay[]; categories: CategoryPrice[] };
 
 const DAY = raw("days.day");
 
@@ -24,15 +26,21 @@ function selectDayStates(db: Db, from: IsoDate, to: IsoDate): Step<DayState[]> {
   return step(
     db,
     sql`WITH RECURSIVE days(day) AS (SELECT ${from} UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < ${to})
-        SELECT day, ${dayPlanOn(DAY)} AS plan, ${placesTakenOn(DAY)} AS places, ${eventsOn(DAY)} AS events
+        SELECT day, ${dayPlanOn(DAY)} AS plan, ${placesTakenOn(DAY)} AS places, ${eventsOn(DAY)} AS events,
+               ${categoriesOnSale} AS categories
           FROM days ORDER BY day`,
-    (result) =>
-      read.rows<{ day: IsoDate; plan: string | null; places: string; events: string }>()(result).map((row) => ({
+    (result) => {
+      const rows = read.rows<{ day: IsoDate; plan: string | null; places: string; events: string; categories: string }>()(result);
+      // The same categories on every day: parsed once.
+      const categories = rows.length > 0 ? (JSON.parse(rows[0]!.categories) as CategoryPrice[]) : [];
+      return rows.map((row) => ({
         date: row.day,
         plan: parsePlan(row.plan),
         places: parsePlacesTaken(row.places),
         events: parseEventsOn(row.events),
-      })),
+        categories,
+      }));
+    },
   );
 }
 
@@ -57,7 +65,7 @@ const room = (capacity: number | undefined, taken: number) =>
   capacity === undefined ? null : Math.max(0, capacity - taken);
 
 /** The day's general places, and each slot's on a timed day. */
-export function generalAvailability(state: DayState, now: MuseumNow): Availability["general"] {
+export function generalAvailability(state: DayState, now: MuseumNow): Omit<Availability["general"], "prices"> {
   const { plan, places, date } = state;
   const salesOpen = generalSalesOpen(plan, date, now);
   const dayRoom = salesOpen ? room(plan.capacity, places.day) : 0;
@@ -72,19 +80,30 @@ export function generalAvailability(state: DayState, now: MuseumNow): Availabili
   return { ...general, available: Math.min(slotsRoom, dayRoom ?? slotsRoom), entrySlots };
 }
 
-/** A day's availability: general places (per slot on a timed day) and each active event's. */
+/** The prices of the categories on sale (by id), each `priceOf` its category, as the API shows them. */
+function pricesOf(categories: CategoryPrice[], priceOf: (category: CategoryPrice) => number) {
+  return categories.map((c) => ({ category: c.category, name: c.name, price: amountOf(priceOf(c)) }));
+}
+
+/** A day's availability: general places (per slot on a timed day) and each active event's, with their prices per category. */
 function availabilityOf(state: DayState, now: MuseumNow): Availability {
   return {
     date: state.date,
     open: state.plan !== null,
-    general: generalAvailability(state, now),
+    general: { ...generalAvailability(state, now), prices: pricesOf(state.categories, (c) => c.priceCents) },
     events: state.events.map((event) => {
       const taken = state.places.events.get(event.eventId) ?? 0;
-      return { ...event, taken, available: room(event.capacity ?? undefined, taken) };
+      return {
+        eventId: event.eventId,
+        name: event.name,
+        capacity: event.capacity,
+        taken,
+        available: room(event.capacity ?? undefined, taken),
+        prices: pricesOf(state.categories, (c) => event.categoryPrices[c.category] ?? event.priceCents),
+      };
     }),
   };
 }
-
 
 /**
  * Up to five slot starts with room for `wanted` tickets, nearest to

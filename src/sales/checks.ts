@@ -2,14 +2,16 @@
 // checks itself, see `insertTicket`): for a single purchase and for each line
 // of an order alike.
 import { eventNotFound } from "../events/problems";
-import type { SpecialEvent } from "../events/schemas";
 import { selectActiveEvent } from "../events/statements";
+import type { SpecialEvent } from "../events/schemas";
 import { PUBLISHED_DAYS_AHEAD } from "../hours/calendar";
 import type { FieldError, ProblemError } from "../http/problem";
 import { Batch, type Db } from "../platform/batch";
 import { addDays, type IsoDate } from "../platform/dates";
-import { toCents } from "../platform/money";
 import type { TicketLine } from "../tickets/schemas";
+import { categoryOf, categoryPrice } from "../categories/statements";
+import { eventPrice } from "../events/statements";
+import type { Sql } from "sql-template-tag";
 
 /** The active events among `eventIds`, in one round trip (none when there are no ids). */
 export async function readActiveEvents(db: Db, eventIds: readonly string[]): Promise<Map<string, SpecialEvent>> {
@@ -28,20 +30,28 @@ export function eventIdsOf(lines: readonly TicketLine[]): string[] {
 
 /** What the checks say of a line: what to write, or why not (field errors first, then the missing event). */
 export type LineCheck =
-  | { kind: "ok"; priceCents: number; eventName?: string }
+  | { kind: "ok"; eventName?: string }
   | { kind: "invalid"; errors: FieldError[] }
   | { kind: "not-found"; problem: ProblemError };
+
+/**
+ * The price (cents) a line records, an SQL expression the insert evaluates
+ * itself (so a price change never slips between a read and the write): its
+ * category's price for a general ticket; for an event ticket the event's
+ * price for its category, else the event's price.
+ */
+export function linePrice(line: TicketLine): Sql {
+  const category = categoryOf(line.category);
+  return line.ticketType === "event" ? eventPrice(line.eventId, category) : categoryPrice(category);
+}
 
 /**
  * The rules of a line that need the clock or an event: the date is today or
  * later (museum time zone) and within the published year; an event ticket
  * needs an active event (`events`) that has that date, even when the museum
- * is otherwise closed. Its price: the event's, or `generalPriceCents`.
+ * is otherwise closed.
  */
-export function checkLine(
-  line: TicketLine,
-  context: { today: IsoDate; events: Map<string, SpecialEvent>; generalPriceCents: number },
-): LineCheck {
+export function checkLine(line: TicketLine, context: { today: IsoDate; events: Map<string, SpecialEvent> }): LineCheck {
   const date = line.ticketDate;
   const lastDay = addDays(context.today, PUBLISHED_DAYS_AHEAD);
   const dateError =
@@ -51,7 +61,7 @@ export function checkLine(
         ? `Tickets are sold up to ${lastDay}.`
         : null;
   if (dateError) return { kind: "invalid", errors: [{ path: "ticketDate", message: dateError }] };
-  if (line.ticketType === "general") return { kind: "ok", priceCents: context.generalPriceCents };
+  if (line.ticketType === "general") return { kind: "ok" };
 
   const event = context.events.get(line.eventId);
   if (!event) return { kind: "not-found", problem: eventNotFound(line.eventId) };
@@ -59,5 +69,5 @@ export function checkLine(
     const message = `The event does not take place on ${date}; its dates are ${event.dates.join(", ")}.`;
     return { kind: "invalid", errors: [{ path: "ticketDate", message }] };
   }
-  return { kind: "ok", priceCents: toCents(event.price), eventName: event.name };
+  return { kind: "ok", eventName: event.name };
 }

@@ -3,6 +3,7 @@
 // between a check and the write); a refused sale is explained by evaluating
 // the same conditions one by one (refusal.ts).
 import sql, { join, raw, type Sql } from "sql-template-tag";
+import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
 import { activeEventOn } from "../events/statements";
 import { dayPlanOn, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
@@ -12,8 +13,11 @@ import { placesTaken, type TicketColumns } from "../tickets/statements";
 
 /** The names of the sale's conditions, in the order a refusal is explained. */
 export const CONDITIONS = {
-  general: ["day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room"],
-  event: ["event-on-date", "event-room"],
+  general: [
+    "category-on-sale", "accompanied-line-has-companion",
+    "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
+  ],
+  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-date", "event-room"],
 } as const;
 export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number];
 
@@ -65,12 +69,42 @@ function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): Lin
   };
 }
 
-/** The conditions of selling `line` at `now`. */
-export function conditionsOf(line: TicketLine, now: MuseumNow, ahead: PlacesAhead): LineConditions {
-  if (line.ticketType === "event") {
-    return eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead);
-  }
-  return generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
+/**
+ * The categories of the lines that could accompany line `index` of a
+ * request (undefined: the default): the other lines for the same date, the
+ * same event (or both general) and the same entry time.
+ */
+export function companionCategoriesOf(lines: readonly TicketLine[], index: number): (string | undefined)[] {
+  const line = lines[index]!;
+  const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? ""}`}`;
+  return lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : []));
+}
+
+/**
+ * The conditions every line meets, whatever its type: its category is on
+ * sale, and an accompanied one has a companion among `companions` (the
+ * categories of the request's lines that could accompany it).
+ */
+function categoryConditions(line: TicketLine, companions: readonly (string | undefined)[]) {
+  const category = categoryOf(line.category);
+  return {
+    "category-on-sale": categoryOnSale(category),
+    "accompanied-line-has-companion": sql`(NOT ${isAccompanied(category)} OR ${anyCompanionCategory(companions.map(categoryOf))})`,
+  };
+}
+
+/** The conditions of selling `line` at `now`, with `companions` the categories of the lines that could accompany it. */
+export function conditionsOf(
+  line: TicketLine,
+  now: MuseumNow,
+  ahead: PlacesAhead,
+  companions: readonly (string | undefined)[],
+): LineConditions {
+  const place =
+    line.ticketType === "event"
+      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead)
+      : generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
+  return { from: place.from, holds: { ...categoryConditions(line, companions), ...place.holds } };
 }
 
 /**

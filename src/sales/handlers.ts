@@ -39,15 +39,15 @@ function ticketPurchased({ tickets: [ticket] }: Sale): BuyMuseumTicketsResponse 
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
   const purchase = c.req.valid("json");
-  const { answer, replayed } = await sell(
+  const { answer, replayed, sale } = await sell(
     c.var.db,
     { lines: [purchase], email: purchase.email, phone: purchase.phone, addressing: "body", body: purchase },
     saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] }),
-    ticketPurchased,
+    { of: ticketPurchased },
   );
   // A replay's image was prepared with its first response.
-  if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets([answer], c.var.principal.name, signingKeysOf(c.env)));
+  if (sale && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -77,22 +77,26 @@ function orderSold(sale: Sale, reference: string | undefined, currency: string):
     ...(sale.expiresAt === undefined ? {} : { expiresAt: sale.expiresAt }),
     totalPrice: totalOf(sale.tickets.map((ticket) => ticket.priceCents)),
     currency,
-    tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, priceCents, confirmationCode }) => ({
+    tickets: sale.tickets.map(({ ticketId, ticketType, ticketDate, eventId, eventName, entryTime, category, priceCents, confirmationCode }) => ({
       ticketId,
       ticketType,
       ticketDate,
       ...(eventId === undefined ? {} : { eventId, eventName: eventName! }),
       ...(entryTime === undefined ? {} : { entryTime }),
+      category,
       price: amountOf(priceCents),
       confirmationCode,
     })),
   };
 }
 
+/** Where `POST /orders`' answer shows what the sale's insert decides. */
+const ORDER_DECIDES = { tickets: "$.tickets", total: "$.totalPrice" };
+
 export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c) => {
   const request = c.req.valid("json");
   const context = saleContextOf(c, { operation: "createOrder", key: c.req.valid("header")["idempotency-key"] });
-  const { answer: order, replayed } = await sell(
+  const { answer: order, replayed, sale } = await sell(
     c.var.db,
     {
       lines: request.tickets,
@@ -104,11 +108,11 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
       body: request,
     },
     context,
-    (sale) => orderSold(sale, request.reference, context.currency),
+    { of: (sale) => orderSold(sale, request.reference, context.currency), decided: ORDER_DECIDES },
   );
   // A replay's images were prepared with its first response; a held ticket has none yet.
-  if (!replayed && order.status === "confirmed" && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysOf(c.env)));
+  if (sale && order.status === "confirmed" && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

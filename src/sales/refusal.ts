@@ -11,7 +11,7 @@ import { Batch, type Db } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import type { TicketLine } from "../tickets/schemas";
 import { addDayStateRead, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
-import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
+import { companionCategoriesOf, type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
 /**
  * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
@@ -56,6 +56,14 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
   const { date, plan } = state;
   const slots = plan ? slotStarts(plan) : [];
   switch (failed) {
+    case "category-on-sale":
+      return fieldProblem("category", `No ticket category '${line.category}' is on sale (unknown or retired); see GET /ticket-categories.`);
+    case "accompanied-line-has-companion":
+      return new ProblemError(400, {
+        type: PROBLEM_TYPES.accompanimentRequired,
+        title: "Accompaniment required",
+        detail: `A '${line.category}' ticket is sold only in an order with a companion's: a ticket of a category that is not accompanied, for the same date, ${line.ticketType === "event" ? "event" : "general entry"} and entry time.`,
+      });
     case "day-on-sale":
       return fieldProblem(
         "ticketDate",
@@ -110,7 +118,9 @@ export async function explainRefusal(
   const batch = new Batch(db);
   const held = claim && batch.add(selectClaimHeld(db, claim));
   const ahead = placesAhead(lines);
-  const evaluated = lines.map((line, i) => batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!))));
+  const evaluated = lines.map((line, i) =>
+    batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!, companionCategoriesOf(lines, i)))),
+  );
   const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date)]));
   await batch.run();
   if (held && !held.value) return { claimLost: true };
@@ -129,23 +139,25 @@ export type LineAddressing = "body" | "tickets";
 /**
  * The problem of a request whose lines are refused (`problems[i]`: line i's,
  * or null), or null when none is. One line in the body: its own problem. An
- * order: every 400 at once, its fields under `tickets[i].`; else the first
- * 404; else the first 409; each names the lowest refused line of its kind in `line`.
+ * order: every invalid field at once, under `tickets[i].`; else the first
+ * other 400 (an accompanied line alone); else the first 404; else the first
+ * 409; each names the lowest refused line of its kind in `line`.
  */
 export function requestRefusal(problems: readonly (ProblemError | null)[], addressing: LineAddressing): ProblemError | null {
   if (addressing === "body") return problems[0] ?? null;
   const refused = problems.flatMap((problem, line) => (problem ? [{ problem, line }] : []));
-  const invalid = refused.filter(({ problem }) => problem.status === 400);
+  const invalid = refused.filter(({ problem }) => problem.status === 400 && problem.problem.errors !== undefined);
   if (invalid.length > 0) {
     const errors = invalid.flatMap(({ problem, line }) =>
       (problem.problem.errors ?? []).map((error) => ({ ...error, path: `tickets[${line}].${error.path}` })),
     );
     return validationProblem(errors, invalid[0]!.line);
   }
-  const first = refused.find(({ problem }) => problem.status === 404) ?? refused[0];
+  const first =
+    refused.find(({ problem }) => problem.status === 400) ?? refused.find(({ problem }) => problem.status === 404) ?? refused[0];
   if (!first) return null;
   const { problem, line } = first;
-  return new ProblemError(problem.status as 404 | 409, {
+  return new ProblemError(problem.status as 400 | 404 | 409, {
     ...problem.problem,
     detail: `Line ${line}: ${problem.problem.detail}`,
     extensions: { ...problem.problem.extensions, line },

@@ -27,7 +27,7 @@ export const buyMuseumTickets = createRoute({
   operationId: "buyMuseumTickets",
   summary: "Buy museum tickets",
   description:
-    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`.",
+    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400 `/problems/accompaniment-required`: buy it in an order with a companion's ticket).",
   tags: ticketTags,
   security: BASIC_AUTH,
   ...staff,
@@ -107,7 +107,8 @@ export const createOrder = createRoute({
       headers: { Location: { description: "The order.", schema: { type: "string" } }, ...REPLAYED_HEADER },
     },
     400: {
-      description: "A line (or the body) breaks the schema or a sale rule; nothing was sold.",
+      description:
+        "A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold.",
       content: {
         "application/problem+json": {
           schema: ProblemSchema.extend({ line: Line.optional() }).openapi("OrderValidationProblem"),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CategoryIdSchema } from "../categories/schemas";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
 import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
@@ -25,6 +26,11 @@ const lineFields = {
     description:
       "Entry slot (`HH:mm`) of a general ticket on a day with timed entry: required there (one of the day's slots that has not ended; see `GET /availability`), refused on other days and for event tickets.",
     example: "10:30",
+  }),
+  category: CategoryIdSchema.optional().openapi({
+    description:
+      "The ticket's category (`GET /ticket-categories`), which sets its price; left out: the default category. An `accompanied` category is sold only in an order with a companion's ticket (same date, event or general entry, and entry time).",
+    example: "adult",
   }),
 };
 
@@ -92,6 +98,16 @@ export const AvailabilityQuerySchema = z.object({
 });
 
 const Count = z.number().int();
+
+const PricesSchema = z
+  .array(
+    z.object({
+      category: CategoryIdSchema,
+      name: z.string().openapi({ description: "The category's name.", example: "Child" }),
+      price: Price.openapi({ description: "A ticket's price in this category, in the museum's currency." }),
+    }),
+  )
+  .openapi("CategoryPriceList", { description: "The price of a ticket in each category on sale, by `categoryId`." });
 const Limit = z.number().int().nullable().openapi({ description: "`null`: no limit." });
 
 export const AvailabilitySchema = z
@@ -116,9 +132,10 @@ export const AvailabilitySchema = z
         )
         .optional()
         .openapi({ description: "Timed-entry days only: every slot, in order." }),
+      prices: PricesSchema,
     }),
     events: z.array(
-      z.object({ eventId: EventIdSchema, name: z.string(), capacity: Limit, taken: Count, available: Limit }),
+      z.object({ eventId: EventIdSchema, name: z.string(), capacity: Limit, taken: Count, available: Limit, prices: PricesSchema }),
     ).openapi({ description: "The active events that take place that day, by name." }),
   })
   .openapi("Availability", {
@@ -253,6 +270,7 @@ export const OrderSchema = z
         eventId: EventIdSchema.optional(),
         eventName: z.string().optional(),
         entryTime: TimeSchema.optional(),
+        category: CategoryIdSchema,
         price: Price,
         confirmationCode: z.string().openapi({ example: "ticket-general-e5e5c6-dce78" }),
       }),

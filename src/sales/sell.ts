@@ -23,9 +23,10 @@ import {
   type TicketColumns,
   ticketExists,
   ticketsWritten,
+  withRecordedPrices,
 } from "../tickets/statements";
-import { checkLine, eventIdsOf, readActiveEvents } from "./checks";
-import { allOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
+import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
+import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -56,7 +57,6 @@ export type SaleContext = {
   soldBy: string;
   /** The museum's date and time now: today's general tickets are sold until closing. */
   museumNow: MuseumNow;
-  generalPriceCents: number;
   /** The operation whose Idempotency-Key makes the sale safe to retry (scoped to `soldBy`). */
   idempotency: { operation: "buyMuseumTickets" | "createOrder"; key: string | undefined };
   /** The clock of the key's claim; now by default. */
@@ -73,7 +73,10 @@ type SoldTicket = {
   eventId?: string;
   eventName?: string;
   entryTime?: string;
+  /** The price recorded and the category (and its name), as the insert decided them. */
   priceCents: number;
+  category: string;
+  categoryName: string;
   confirmationCode: string;
 };
 
@@ -96,6 +99,20 @@ export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: Museu
 /** How far into the museum's day (`now`, to the minute) the moment `at` is, in seconds. */
 export function secondsIntoDay(now: MuseumNow, at: Date): number {
   return minutesOf(now.time) * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
+}
+
+/**
+ * Where an operation's answer shows what the sale's insert decides (JSON
+ * paths): its array of tickets (each gets its `price` and `category`) and
+ * their total. The answer an Idempotency-Key stores is written in the
+ * sale's own batch, so these are filled in there from the rows written.
+ */
+export type DecidedInAnswer = { tickets: string; total: string };
+
+/** The answer to store for a key: `placeholder` (the answer with nothing decided yet) with what the insert decided filled in. */
+function storedAnswer(placeholder: unknown, decided: DecidedInAnswer | undefined): Sql | string {
+  const body = JSON.stringify(placeholder);
+  return decided ? withRecordedPrices(body, decided) : body;
 }
 
 /** True when a write failed on a clash of two confirmation codes (worth one more try with new ones). */
@@ -123,8 +140,8 @@ async function writeSale<Answer>(
   sale: Sale,
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
-  answer: (sale: Sale) => Answer,
-): Promise<Answer> {
+  answer: SaleAnswer<Answer>,
+): Promise<Written<Answer>> {
   const { lines, holdMinutes } = request;
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
@@ -133,15 +150,15 @@ async function writeSale<Answer>(
   if (sale.orderId) {
     batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
   }
-  sale.tickets.forEach((ticket, i) => {
+  const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
-    const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD);
+    const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD, companionCategoriesOf(lines, i));
     const columns = {
       ticketType: sql`${line.ticketType}`,
       ticketDate: sql`${line.ticketDate}`,
       entryTime: sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`,
     };
-    batch.add(
+    return batch.add(
       insertTicket(
         db,
         {
@@ -150,7 +167,7 @@ async function writeSale<Answer>(
           phone: request.phone,
           ticketId: ticket.ticketId,
           confirmationCode: ticket.confirmationCode,
-          priceCents: ticket.priceCents,
+          price: linePrice(lines[i]!),
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
           ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, intoDay) } : {}),
@@ -174,16 +191,26 @@ async function writeSale<Answer>(
     return requestRefusal(refusal.problems, request.addressing);
   });
   if (claim) {
+    const stored = storedAnswer(answer.of(held ? { ...sale, expiresAt: "" } : sale), answer.decided);
     // A held order's stored answer takes its expiresAt from the database, as the answer does.
-    const body = held
-      ? sql`json_set(${JSON.stringify(answer({ ...sale, expiresAt: "" }))}, '$.expiresAt', ${orderHoldEnd(held.orderId)})`
-      : JSON.stringify(answer(sale));
+    const body = held ? sql`json_set(${stored}, '$.expiresAt', ${orderHoldEnd(held.orderId)})` : stored;
     addKeyCompletion(batch, claim, { resourceId: sale.orderId ?? ticketIds[0]!, body, written: ticketExists(ticketIds[0]!) });
   }
   const holdEnd = held && batch.add(selectOrderHoldEnd(db, held.orderId));
   await batch.run();
-  return answer(holdEnd ? { ...sale, expiresAt: holdEnd.value! } : sale);
+  const sold: Sale = {
+    ...sale,
+    ...(holdEnd ? { expiresAt: holdEnd.value! } : {}),
+    tickets: sale.tickets.map((ticket, i) => {
+      const row = written[i]!.value!;
+      return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };
+    }),
+  };
+  return { answer: answer.of(sold), sale: sold };
 }
+
+/** A sale's answer and, when it was written now (not replayed), the sale as written. */
+type Written<Answer> = { answer: Answer; sale?: Sale };
 
 /** Checks the lines against the clock and their events, then writes them (retrying once, see WRITE_ATTEMPTS). */
 async function checkAndWrite<Answer>(
@@ -191,13 +218,11 @@ async function checkAndWrite<Answer>(
   request: SaleRequest,
   context: SaleContext,
   claim: IdempotencyClaimHeld | undefined,
-  answer: (sale: Sale) => Answer,
-): Promise<Answer> {
+  answer: SaleAnswer<Answer>,
+): Promise<Written<Answer>> {
   const { lines } = request;
   const events = await readActiveEvents(db, eventIdsOf(lines));
-  const checks = lines.map((line) =>
-    checkLine(line, { today: context.museumNow.today, events, generalPriceCents: context.generalPriceCents }),
-  );
+  const checks = lines.map((line) => checkLine(line, { today: context.museumNow.today, events }));
   const refused = requestRefusal(
     checks.map((check) =>
       check.kind === "invalid" ? validationProblem(check.errors) : check.kind === "not-found" ? check.problem : null,
@@ -205,7 +230,7 @@ async function checkAndWrite<Answer>(
     request.addressing,
   );
   if (refused) throw refused;
-  // Every line passed its checks: each has its price (and its event's name).
+  // Every line passed its checks: each has its event's name, if any.
   const priced = checks.flatMap((check) => (check.kind === "ok" ? [check] : []));
 
   const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
@@ -221,7 +246,10 @@ async function checkAndWrite<Answer>(
           ticketDate: line.ticketDate,
           ...(line.ticketType === "event" ? { eventId: line.eventId, eventName: check.eventName } : {}),
           ...(line.ticketType === "general" && line.entryTime !== undefined ? { entryTime: line.entryTime } : {}),
-          priceCents: check.priceCents,
+          // Decided by the insert (read back once it has run).
+          priceCents: 0,
+          category: "",
+          categoryName: "",
           confirmationCode: newConfirmationCode(line.ticketType),
         };
       }),
@@ -241,8 +269,14 @@ async function checkAndWrite<Answer>(
 }
 
 /**
+ * The HTTP shape of an operation's answer (`of`), which is also what a
+ * replay of its key answers, and where it shows what the insert decides.
+ */
+export type SaleAnswer<Answer> = { of: (sale: Sale) => Answer; decided?: DecidedInAnswer };
+
+/**
  * Sells the request's lines under its Idempotency-Key (if any), all or
- * nothing, and answers with `answer(sale)`: the HTTP shape of the operation,
+ * nothing, and answers with `answer.of(sale)`: the HTTP shape of the operation,
  * which is also what a replay of the key answers. Round trips: 1 for the
  * write (however many lines), +1 when a line is an event ticket (the events
  * are read), +1 for a key's claim, +1 to explain a refusal.
@@ -251,15 +285,15 @@ export async function sell<Answer>(
   db: Db,
   request: SaleRequest,
   context: SaleContext,
-  answer: (sale: Sale) => Answer,
-): Promise<{ answer: Answer; replayed: boolean }> {
-  const { result, replayed } = await runKeyed<Answer, Answer>({
+  answer: SaleAnswer<Answer>,
+): Promise<{ answer: Answer; replayed: boolean; sale?: Sale }> {
+  const { result, replayed } = await runKeyed<Answer, Written<Answer>>({
     db,
     scope: { accountName: context.soldBy, ...context.idempotency },
     request: request.body,
     run: (claim) => checkAndWrite(db, request, context, claim, answer),
-    replay: async (stored) => stored,
+    replay: async (stored) => ({ answer: stored }),
     now: context.now,
   });
-  return { answer: result, replayed };
+  return { ...result, replayed };
 }

@@ -42,6 +42,7 @@ export async function ticketImageEtag(ticket: TicketForImage, keys: SigningKeys)
     ticket.confirmationCode,
     ticket.eventName ?? null,
     ticket.entryTime ?? null,
+    ticket.categoryName,
     ticket.cancelled,
   ]);
   return `"${(await sha256Hex(fingerprint)).slice(0, 32)}"`;
@@ -155,6 +156,7 @@ export async function prerenderSoldTickets(
     confirmationCode: sale.confirmationCode,
     ...(sale.eventName === undefined ? {} : { eventName: sale.eventName }),
     ...(sale.entryTime === undefined ? {} : { entryTime: sale.entryTime }),
+    categoryName: sale.categoryName,
     cancelled: false,
   }));
   for (const ticket of tickets) rememberTicket(ticket, soldBy);

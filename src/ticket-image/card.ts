@@ -19,7 +19,7 @@ import type { TicketType } from "../tickets/schemas";
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 3;
+export const TICKET_IMAGE_LAYOUT_VERSION = 4;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -31,6 +31,8 @@ export type TicketImageInput = {
   eventName?: string;
   /** A general ticket on a day with timed entry: its entry slot (`HH:mm`). */
   entryTime?: string;
+  /** The name of the ticket's category ("Adult", "Child"), as the category is named now. */
+  categoryName: string;
   /** The ticket's event was deleted after the sale: the card is void. */
   cancelled: boolean;
 };
@@ -78,7 +80,7 @@ const VOID_TEXT = "CANCELLED";
 const VOID_NOTICE = "Not valid for entry: refused at the gate";
 
 const ELLIPSIS = "\u2026";
-const EVENT_NAME_MAX_LINES = 3;
+const EVENT_NAME_MAX_LINES = 2;
 /** Margin for what advance widths miss (kerning, which in Inter mostly narrows a line). */
 const WIDTH_SAFETY = 1.03;
 /** Text longer than this is cut before measuring (event names are at most 200). */
@@ -273,6 +275,7 @@ const STYLES = {
   type: { fontSize: 30, weight: "bold" },
   date: { fontSize: 22, weight: "regular" },
   event: { fontSize: 20, weight: "regular" },
+  category: { fontSize: 18, weight: "bold" },
   codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
   code: { fontSize: 20, weight: "bold" },
   voidNotice: { fontSize: 13, weight: "bold" },
@@ -284,6 +287,8 @@ type CardText = {
   /** The ticket's type, or CANCELLED. */
   type: string;
   date: string;
+  /** The category's name. */
+  category: string;
   /** A cancelled ticket only: why it does not admit. */
   voidNotice?: string;
   eventLines: string[];
@@ -303,6 +308,7 @@ export function cardText(ticket: TicketImageInput): CardText {
       STYLES.date,
       w,
     ),
+    category: ellipsize(cleanText(ticket.categoryName), STYLES.category, w),
     ...(ticket.cancelled ? { voidNotice: ellipsize(VOID_NOTICE, STYLES.voidNotice, w) } : {}),
     eventLines: eventName === "" ? [] : wrapText(eventName, STYLES.event, w, EVENT_NAME_MAX_LINES),
     codeLabel: "CONFIRMATION CODE",
@@ -331,8 +337,9 @@ export function buildTicketSvg(ticket: TicketImageInput, token: string): string 
     textElement(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
     textElement(textX, 138, text.date, STYLES.date, COLORS.muted),
   ];
-  if (text.voidNotice !== undefined) parts.push(textElement(textX, 158, text.voidNotice, STYLES.voidNotice, COLORS.void));
-  text.eventLines.forEach((line, i) => parts.push(textElement(textX, 180 + i * 26, line, STYLES.event, COLORS.ink)));
+  parts.push(textElement(textX, 168, text.category, STYLES.category, COLORS.ink));
+  text.eventLines.forEach((line, i) => parts.push(textElement(textX, 198 + i * 26, line, STYLES.event, COLORS.ink)));
+  if (text.voidNotice !== undefined) parts.push(textElement(textX, 246, text.voidNotice, STYLES.voidNotice, COLORS.void));
   parts.push(
     textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
     textElement(textX, 290, text.code, STYLES.code, COLORS.ink),

@@ -16,6 +16,8 @@ export type TicketForImage = {
   confirmationCode: string;
   eventName?: string;
   entryTime?: string;
+  /** The name of the ticket's category, as the category is named now. */
+  categoryName: string;
   cancelled: boolean;
   /** Held for an order being paid for: no image, no code yet. */
   held?: boolean;
@@ -65,6 +67,7 @@ export async function lookUpTicketForImage(
     confirmationCode: row.confirmation_code,
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+    categoryName: row.category_name,
     // A hold that ran out is cancelled from its end on, recorded or not.
     cancelled: row.cancelled_at !== null || row.hold_expired === 1,
     held: row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1,

@@ -38,8 +38,8 @@ export const PhoneSchema = z
  * event and may have an entry time, an event ticket has an event.
  */
 export const TicketLineSchema = z.discriminatedUnion("ticketType", [
-  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional() }),
-  z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string() }),
+  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional(), category: z.string().optional() }),
+  z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string(), category: z.string().optional() }),
 ]);
 export type TicketLine = z.infer<typeof TicketLineSchema>;
 
@@ -115,6 +115,7 @@ export const TicketStatusSchema = z
     eventName: EventNameOfTicket,
     entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only)." }),
     orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
+    category: z.string().openapi({ description: "The ticket's category (`GET /ticket-categories`).", example: "adult" }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     currency: CurrencySchema,
     status: z.enum(["held", "valid", "admitted", "cancelled"]).openapi("TicketStatusValue", {

@@ -2,11 +2,11 @@
 // them, and the read fragments other features may put in theirs.
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
-import { defaultCategoryId } from "../categories/statements";
+import { categoryName, categoryOf, defaultCategoryId, isAccompanied } from "../categories/statements";
 import { keepsEntry } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import { SQL_NOW } from "../platform/sql";
+import { SQL_NOW, sqlAmount } from "../platform/sql";
 import type { TicketLine, TicketType } from "./schemas";
 
 export type NewTicket = TicketLine & {
@@ -15,8 +15,8 @@ export type NewTicket = TicketLine & {
   phone?: string;
   ticketId: string;
   confirmationCode: string;
-  /** The price recorded on the ticket: the general price, or its event's as the sale read it. */
-  priceCents: number;
+  /** The price recorded on the ticket (an SQL expression, decided in the insert's own statement). */
+  price: Sql;
   soldBy: string;
   /** The order the ticket is a line of (0-based), if any. */
   order?: { orderId: string; line: number };
@@ -60,26 +60,46 @@ export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sq
               - ${expiredHolds(date, sql`${scope}`, ref)})`;
 }
 
+/** What a sale's insert decided of its ticket: the price recorded and the category (the default's, when the line named none). */
+export type WrittenTicket = { price_cents: number; category: string; category_name: string };
+
 /**
  * Writes a ticket only while `sale.requires` (an SQL condition on the row of
  * `sale.from`) holds, checked in the same statement so that nothing can slip
  * between a check and the write (and no two sales can both take the last
- * place: D1 runs one write at a time). Reads whether it wrote.
+ * place: D1 runs one write at a time). Reads what it wrote, or null.
  */
-export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requires: Sql }): Step<boolean> {
+export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requires: Sql }): Step<WrittenTicket | null> {
   return step(
     db,
     sql`INSERT INTO tickets ${TICKET_COLUMNS}
         SELECT ${ticket.ticketId}, ${ticket.ticketType}, ${ticket.ticketDate},
                ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
-               ${ticket.email ?? null}, ${ticket.phone ?? null}, ${ticket.priceCents}, ${ticket.soldBy},
+               ${ticket.email ?? null}, ${ticket.phone ?? null}, ${ticket.price}, ${ticket.soldBy},
                ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
-               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${defaultCategoryId},
+               ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${categoryOf(ticket.category)},
                ${ticket.holdUntil ?? null}
           FROM ${sale.from}
-         WHERE ${sale.requires}`,
-    (result) => read.changes(result) > 0,
+         WHERE ${sale.requires}
+        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name`,
+    read.first<WrittenTicket>(),
   );
+}
+
+/**
+ * `answer` (JSON text) with what the tickets written record (an SQL
+ * expression, for an answer stored in the sale's own batch): each ticket of
+ * its array at `paths.tickets` (objects with `ticketId`) gets its `price`
+ * and `category`, and `paths.total` the sum of the prices. One parameter
+ * however many tickets (D1 binds at most 100 per statement).
+ */
+export function withRecordedPrices(answer: string, paths: { tickets: string; total: string }): Sql {
+  const written = sql`json_each(${answer}, ${paths.tickets}) a JOIN tickets t ON t.ticket_id = a.value ->> 'ticketId'`;
+  const priced = sql`SELECT json_set(a.value, '$.price', ${sqlAmount(raw("t.price_cents"))}, '$.category', t.category) AS ticket
+                       FROM ${written} ORDER BY a.key`;
+  return sql`json_set(${answer},
+    ${paths.total}, (SELECT ${sqlAmount(raw("sum(t.price_cents)"))} FROM ${written}),
+    ${paths.tickets}, json((SELECT json_group_array(json(ticket)) FROM (${priced}))))`;
 }
 
 /** How many of the tickets `ticketIds` are written (an SQL expression, for a guard). */
@@ -211,6 +231,8 @@ export type TicketRow = {
   event_name: string | null;
   confirmation_code: string;
   entry_time: string | null;
+  category: string;
+  category_name: string;
   price_cents: number;
   sold_by: string;
   order_id: string | null;
@@ -227,7 +249,7 @@ export type TicketRow = {
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-  t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
+  t.confirmation_code, t.entry_time, t.category, ${categoryName(raw("t.category"))} AS category_name, t.price_cents, t.sold_by, t.order_id,
   t.cancelled_at, t.cancel_source, t.cancel_reason, t.cancelled_by, t.refund_cents, t.admitted_at,
   t.hold_until, coalesce(${holdRanOut(raw("t"))}, 0) AS hold_expired`;
 
@@ -316,6 +338,33 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
   );
 }
 
+/**
+ * True when the ticket `ticketId` is the last companion of an accompanied
+ * ticket of its order: a valid ticket of an accompanied category, for the
+ * same date, event (or general) and entry time, with no other valid or
+ * admitted ticket there of a category that is not accompanied.
+ */
+export function lastCompanion(ticketId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets t JOIN tickets c
+       ON c.order_id = t.order_id AND c.ticket_id <> t.ticket_id AND c.ticket_date = t.ticket_date
+      AND c.event_id IS t.event_id AND c.entry_time IS t.entry_time
+    WHERE t.ticket_id = ${ticketId} AND NOT ${isAccompanied(raw("t.category"))}
+      AND c.cancelled_at IS NULL AND c.admitted_at IS NULL AND ${isAccompanied(raw("c.category"))}
+      AND NOT EXISTS (SELECT 1 FROM tickets m
+                       WHERE m.order_id = c.order_id AND m.ticket_id <> t.ticket_id AND m.cancelled_at IS NULL
+                         AND m.ticket_date = c.ticket_date AND m.event_id IS c.event_id AND m.entry_time IS c.entry_time
+                         AND NOT ${isAccompanied(raw("m.category"))}))`;
+}
+
+export function selectLastCompanion(db: Db, ticketId: string): Step<boolean> {
+  return step(db, sql`SELECT ${lastCompanion(ticketId)} AS last`, (result) => read.first<{ last: number }>()(result)?.last === 1);
+}
+
+/** True when the cancellation `cancellationId` took the ticket `ticketId`. */
+export function cancelledBy(ticketId: string, cancellationId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM tickets WHERE ticket_id = ${ticketId} AND cancellation_id = ${cancellationId})`;
+}
+
 /** True once the cancellation `cancellationId` took a ticket. */
 export function cancellationMade(cancellationId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE cancellation_id = ${cancellationId})`;
@@ -354,6 +403,7 @@ export type AttendanceRow = {
   ticket_type: TicketType;
   event_id: string | null;
   event_name: string | null;
+  category: string;
   sold: number;
   admitted: number;
   cancelled: number;
@@ -362,17 +412,17 @@ export type AttendanceRow = {
 /**
  * Tickets sold (confirmed: held ones, and holds that ran out or were
  * released, are not sold), admitted and cancelled for one date, per general
- * entry and per event. The grouping reads the covering index tickets_by_date only
- * (docs/performance.md); each event's name is then one primary-key lookup.
- * Exported for the query-plan test.
+ * entry and per event, and within each per category. The grouping reads the
+ * covering index tickets_by_date only (docs/performance.md); each event's
+ * name is then one primary-key lookup. Exported for the query-plan test.
  * @internal (for tests)
  */
 export function attendanceQuery(date: IsoDate): Sql {
-  return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.sold, g.admitted, g.cancelled
-     FROM (SELECT ticket_type, event_id, count(*) AS sold, count(admitted_at) AS admitted, count(cancelled_at) AS cancelled
+  return sql`SELECT g.ticket_type, g.event_id, ${eventName(sql`g.event_id`)} AS event_name, g.category, g.sold, g.admitted, g.cancelled
+     FROM (SELECT ticket_type, event_id, category, count(*) AS sold, count(admitted_at) AS admitted, count(cancelled_at) AS cancelled
              FROM tickets WHERE ticket_date = ${date} AND hold_until IS NULL
-            GROUP BY ticket_type, event_id) g
-    ORDER BY g.ticket_type DESC, event_name, g.event_id`;
+            GROUP BY ticket_type, event_id, category) g
+    ORDER BY g.ticket_type DESC, event_name, g.event_id, g.category`;
 }
 
 export function selectAttendance(db: Db, date: IsoDate): Step<AttendanceRow[]> {

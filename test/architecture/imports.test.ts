@@ -33,8 +33,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
-  // Ticket categories and their prices: what a sale prices a line by.
-  "categories": ["platform"],
+  // Ticket categories and their prices: what a sale prices a line by; its
+  // routes are a feature's (validation, problems, roles).
+  "categories": ["env.ts", "platform", "http", "middleware"],
   // A closure's batch carries the tickets' part (tickets/follow.ts).
   "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
   // The ticket itself (its row, status, places and what schedule changes do
@@ -53,6 +54,8 @@ const MAY_IMPORT: Record<string, string[]> = {
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
     "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
     "ticket-image/index.ts",
+    // A line's category: its price, whether it is on sale, and whether it needs a companion.
+    "categories/schemas.ts", "categories/statements.ts",
   ],
   // The image of a ticket, for whoever may see the ticket.
   "ticket-image": [
@@ -85,12 +88,14 @@ const MAY_IMPORT: Record<string, string[]> = {
   "events": [
     "env.ts", "settings.ts", "platform", "http", "middleware",
     "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
+    // An event's prices per category name active categories.
+    "categories/schemas.ts", "categories/statements.ts",
   ],
   // Health reports whether the signing keys a sale needs are set.
   "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
-    "env.ts", "platform", "http", "middleware", "hours", "events", "health", "docs", "webhooks",
+    "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
     "tickets", "sales", "ticket-image", "admission", "box-office",
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.

@@ -12,6 +12,7 @@ const OWNER: Record<string, string> = {
   login_failures: "accounts/statements.ts",
   special_events: "events/statements.ts",
   special_event_dates: "events/statements.ts",
+  special_event_category_prices: "events/statements.ts",
   museum_weekly_hours: "hours/statements.ts",
   museum_hours_exceptions: "hours/statements.ts",
   ticket_categories: "categories/statements.ts",

@@ -28,6 +28,8 @@ const BODY_LIMIT_BYTES = 16 * 1024;
  * of the operation's documentation that states the rule.
  */
 const STATED: { field: RegExp; message: RegExp; text: string }[] = [
+  { field: /^category$/, message: /^No ticket category '.*' is on sale/, text: "The ticket's category (`GET /ticket-categories`)" },
+  { field: /^categoryPrices\./, message: /^No ticket category '.*' is on sale/, text: "Each must be an active category" },
   { field: /^ticketDate$/, message: /^Must be today \(.*\) or later/, text: "today or later" },
   { field: /^ticketDate$/, message: /^Tickets are sold up to /, text: "at most 365 days ahead" },
   { field: /^ticketDate$/, message: /^The event does not take place on /, text: "one of the event's dates" },
@@ -251,6 +253,7 @@ describe("requests generated from the served document", () => {
             .replace("{ticketId}", crypto.randomUUID())
             .replace("{orderId}", crypto.randomUUID())
             .replace("{webhookId}", crypto.randomUUID())
+            .replace("{categoryId}", "zz-generated")
             .replace("{date}", String(params.date?.[i])) + (search.size ? `?${search}` : "");
         const sent: Sent = { operationId: operation.operationId, method, path: target, body: bodies[i] };
         const res = await api(`/v1.1${target}`, { method, json: bodySchema ? bodies[i] : undefined });

@@ -57,7 +57,7 @@ describe("configuration", () => {
 
   it("reads other values, and falls back to the default for a missing or unusable one", () => {
     // The settings a sale requires (settingsOf refuses an env without them).
-    const SALE_SETTINGS = { GENERAL_TICKET_PRICE_CENTS: "2500", CURRENCY: "USD" };
+    const SALE_SETTINGS = { CURRENCY: "USD" };
     expect(loginFailurePolicy(settingsOf({ ...SALE_SETTINGS, LOGIN_FAILURE_BUDGET: "3", LOGIN_FAILURE_WINDOW_SECONDS: "60" }))).toEqual({
       budget: 3,
       windowMs: 60_000,

@@ -71,13 +71,13 @@ describe("a day's general capacity", () => {
     expect(problem).toMatchObject({ type: "/problems/sold-out", available: 0 });
     expect(problem).not.toHaveProperty("availableEntryTimes");
     expect(await dumpDatabase({ except: ["login_failures"] })).toBe(before);
-    expect((await availability(date)).general).toEqual({ capacity: 2, taken: 2, available: 0 });
+    expect((await availability(date)).general).toEqual({ capacity: 2, taken: 2, available: 0, prices: [{ category: "adult", name: "Adult", price: 25 }] });
   });
 
   it("has no limit on a special-hours day without capacity, whatever its weekday has", async () => {
     const date = await openDay({});
     for (let i = 0; i < 3; i += 1) await sold(general(date));
-    expect((await availability(date)).general).toEqual({ capacity: null, taken: 3, available: null });
+    expect((await availability(date)).general).toEqual({ capacity: null, taken: 3, available: null, prices: [{ category: "adult", name: "Adult", price: 25 }] });
   });
 
   it("gives a cancelled ticket's place back at once", async () => {

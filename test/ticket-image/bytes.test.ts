@@ -16,14 +16,14 @@ import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 const KEYS: SigningKeys = { current: { id: "K1", secret: "bytes-test-signing-secret-0000000000001" } };
 
 const CARDS: [string, TicketImageInput, string][] = [
-  ["general", GENERAL_TICKET, "c49408778657a68e06c089b495bd72b015ba1e536aff0644df302f59d199d6bc"],
-  ["event", EVENT_TICKET, "0163614a3a32cb084ce8b7d469bdb6eb8610f54188ab85037672ef8e17fa6518"],
+  ["general", GENERAL_TICKET, "c4b248be35f4e8def7f73c39b0c38a8a235b88d3f5f9263aa6d0513a80aebfbf"],
+  ["event", EVENT_TICKET, "601934b5a083da575674aa24d3631b5de4af9d47b087937ae7f01284574d25e1"],
   [
-    "event, three lines of name",
+    "event, two lines of name",
     { ...EVENT_TICKET, eventName: "Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon" },
-    "e3b78b6cce7acc4dd04644a9527ec152ba14b98580f268e0dac6b70a782c0a25"],
-  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "79becc35eaa557c0c2a0a78604273e0b5a377f6f5a6149139a0742b470512e51"],
-  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "34bd7424b898e1ecf7e57a88451da37d7153aa67b8015155b274edb28ec46893"],
+    "121ebabd2650e5f2d371a4f4de22d09bd7cf72340abf0d2e79314a6636405a1e"],
+  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "50dd9c163980a78afaed673089c25ac61e5fce1b172ff8508cfa1ac950700a10"],
+  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "f5566cfaa44953794fc24aca92f15b45e7089caee4b9926f3c341320b1957e9d"],
 ];
 
 describe(`ticket PNG bytes (layout version ${TICKET_IMAGE_LAYOUT_VERSION})`, () => {

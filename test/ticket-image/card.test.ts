@@ -110,7 +110,7 @@ describe("ticket card: text helpers", () => {
 });
 
 describe("ticket card: SVG", () => {
-  it("shows museum, type, date and confirmation code for a general ticket", () => {
+  it("shows museum, type, date, category name and confirmation code for a general ticket", () => {
     const svg = buildTicketSvg(GENERAL, TOKEN);
     expect(svg.startsWith(`<svg xmlns="http://www.w3.org/2000/svg" width="${CARD.width}" height="${CARD.height}"`)).toBe(true);
     expect(svg).not.toContain("<?xml");
@@ -118,6 +118,7 @@ describe("ticket card: SVG", () => {
       MUSEUM_NAME.toUpperCase(),
       "General entry",
       "Thu 7 Sep 2023",
+      "Adult",
       "CONFIRMATION CODE",
       "ticket-general-e5e5c6-dce78",
     ]);
@@ -133,6 +134,7 @@ describe("ticket card: SVG", () => {
       MUSEUM_NAME.toUpperCase(),
       "Special event",
       "Tue 5 Sep 2023",
+      "Child",
       "Pirate Coding Workshop",
       "CONFIRMATION CODE",
       "ticket-event-9c55eg-8v82a",
@@ -140,10 +142,18 @@ describe("ticket card: SVG", () => {
     expect(texts(buildTicketSvg({ ...GENERAL, eventName: "Should not show" }, TOKEN))).not.toContain("Should not show");
   });
 
-  it("wraps and ellipsizes a 200-character event name", () => {
+  it("prints the category's name on one line, ellipsized when it is long", () => {
+    const name = "Concession (students, seniors and jobseekers with a valid card)";
+    const text = cardText({ ...GENERAL, categoryName: name });
+    expect(text.category.endsWith("\u2026")).toBe(true);
+    expect(name.startsWith(text.category.slice(0, -1))).toBe(true);
+    expect(texts(buildTicketSvg({ ...GENERAL, categoryName: "Child" }, TOKEN))).toContain("Child");
+  });
+
+  it("wraps and ellipsizes a 200-character event name into 2 lines (the category takes the third)", () => {
     const text = cardText({ ...EVENT, eventName: LONG_NAME });
-    expect(text.eventLines).toHaveLength(3);
-    expect(text.eventLines[2]!.endsWith("\u2026")).toBe(true);
+    expect(text.eventLines).toHaveLength(2);
+    expect(text.eventLines[1]!.endsWith("\u2026")).toBe(true);
     const svg = buildTicketSvg({ ...EVENT, eventName: LONG_NAME }, TOKEN);
     for (const line of text.eventLines) expect(texts(svg)).toContain(line);
     expect(svg).not.toContain(LONG_NAME);
@@ -157,7 +167,7 @@ describe("ticket card: SVG", () => {
     expect(svg.includes("&#60;/text&#62;&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;")).toBe(true);
     expect(svg.includes("a&#60;b&#62;&#38;c")).toBe(true);
     // Every piece of text came through whole and unescaped, and nothing broke out of a <text>.
-    expect(texts(svg).slice(3, -2).join(" ")).toBe(`</text><script>alert("x")</script> & 'more'`);
+    expect(texts(svg).slice(4, -2).join(" ")).toBe(`</text><script>alert("x")</script> & 'more'`);
     expect(texts(svg).at(-1)).toBe("a<b>&c");
     expect(svg.match(/<text /g)!.length).toBe(svg.match(/<\/text>/g)!.length);
   });

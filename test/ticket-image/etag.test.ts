@@ -8,6 +8,7 @@ describe("ticket image ETag and edge-cache key", () => {
     ticketType: "general" as const,
     ticketDate: "2026-12-01",
     confirmationCode: "ticket-general-abcdef-12345",
+    categoryName: "Adult",
     cancelled: false,
   };
 

@@ -6,6 +6,7 @@ export const GENERAL_TICKET: TicketImageInput = {
   ticketType: "general",
   ticketDate: "2023-09-07",
   confirmationCode: "ticket-general-e5e5c6-dce78",
+  categoryName: "Adult",
   cancelled: false,
 };
 
@@ -15,5 +16,6 @@ export const EVENT_TICKET: TicketImageInput = {
   ticketDate: "2023-09-05",
   confirmationCode: "ticket-event-9c55eg-8v82a",
   eventName: "Pirate Coding Workshop",
+  categoryName: "Child",
   cancelled: false,
 };

@@ -94,7 +94,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([body], ACCOUNTS.sales.name, signingKeysFromEnv(env));
+    const prerendered = prerenderSoldTickets([{ ...body, categoryName: "Adult" }], ACCOUNTS.sales.name, signingKeysFromEnv(env));
     // Microtasks only (the crypto awaits resolve as such): a render that did not wait for a timer would run here.
     for (let i = 0; i < 1_000; i++) await Promise.resolve();
     expect(counter.renders).toBe(0);
@@ -110,7 +110,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const etag = await ticketImageEtag(ticket, keys);
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([body], ACCOUNTS.sales.name, keys);
+    const prerendered = prerenderSoldTickets([{ ...body, categoryName: "Adult" }], ACCOUNTS.sales.name, keys);
     // The fetch's edge-cache lookup misses, and answers only once the pre-render is done.
     vi.spyOn(caches.default, "match").mockImplementation(async () => {
       await prerendered;

@@ -170,13 +170,12 @@ describe("a purchase stalled past the 60-second takeover", () => {
   const context = (key: string, now: Date) => ({
     soldBy: "test-sales",
     museumNow: { today: "2026-12-01", time: "12:00" },
-    generalPriceCents: 2500,
     idempotency: { operation: "buyMuseumTickets" as const, key },
     now,
     primaryDb: () => env.DB,
   });
   const sellOne = (db: Db, email: string, key: string, now: Date) =>
-    sell(db, request(email), context(key, now), (sale) => ({ ticketId: sale.tickets[0]!.ticketId }));
+    sell(db, request(email), context(key, now), { of: (sale) => ({ ticketId: sale.tickets[0]!.ticketId }) });
 
   it("sells exactly one ticket: the stalled first request writes nothing and answers 409, the one that took over sells", async () => {
     const key = crypto.randomUUID();

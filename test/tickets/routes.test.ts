@@ -48,7 +48,7 @@ describe("POST /tickets: general entry", () => {
       event_id: null,
       buyer_email: "todd@example.com",
       buyer_phone: "+1 (234) 567-8910",
-      price_cents: Number(env.GENERAL_TICKET_PRICE_CENTS),
+      price_cents: 2500,
       sold_by: "test-sales",
       cancelled_at: null,
     });

@@ -114,10 +114,10 @@ describe("preflight checks", () => {
     single(problems, "staging", /WEBHOOK_ALLOW_LOOPBACK/);
   });
 
-  it("finds a general price or currency that the Worker would refuse to sell with", async () => {
-    const staging = '[env.staging.vars]\nWEBHOOK_ALLOW_LOOPBACK = "false"\nGENERAL_TICKET_PRICE_CENTS = "2500"';
-    single(await problemsOf(variant([staging, staging.replace('"2500"', '"25.00"')])), "staging", /GENERAL_TICKET_PRICE_CENTS .* is malformed/);
-    const production = await problemsOf(variant(['GENERAL_TICKET_PRICE_CENTS = "2500"\nCURRENCY = "USD"\n\n[[queues', 'GENERAL_TICKET_PRICE_CENTS = "2500"\n\n[[queues']));
+  it("finds a currency that the Worker would refuse to sell with", async () => {
+    const staging = '[env.staging.vars]\nWEBHOOK_ALLOW_LOOPBACK = "false"\nCURRENCY = "USD"';
+    single(await problemsOf(variant([staging, staging.replace('"USD"', '"euro"')])), "staging", /CURRENCY .* is malformed/);
+    const production = await problemsOf(variant(['CURRENCY = "USD"\n\n[[queues', '\n[[queues']));
     single(production, "production", /CURRENCY .* is missing/);
   });
 

@@ -1,6 +1,6 @@
 // The seeds on a real local D1 (wrangler d1 execute --local --persist-to a
 // temporary directory, every migration applied): scripts/seed.mjs loads the
-// sample data through the builders, a rerun writes nothing, --redate moves
+// sample data (events, holidays, ticket categories, accounts) through the builders, a rerun writes nothing, --redate moves
 // the dates; bench/seed.mjs loads events and tickets with the places counted.
 // Run by `npm test` (node --test test/tools/); about 20 s of wrangler calls.
 import assert from "node:assert/strict";
@@ -36,7 +36,7 @@ describe("scripts/seed.mjs on a local D1", () => {
   before(() => applyMigrations(target, { quiet: true }));
 
   it("loads the ten sample events, the holidays and the local accounts; a rerun writes nothing; --redate moves the dates", () => {
-    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, accounts: 5\n/);
+    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, ticket categories: 3, accounts: 5\n/);
     const placed = placeSampleDates(SAMPLE_EVENTS, "2030-01-07");
     assert.deepEqual(
       sampleEvents(target),
@@ -51,6 +51,13 @@ describe("scripts/seed.mjs on a local D1", () => {
       ["2031-01-01", null, "New Year's Day"],
     ]);
     assert.deepEqual(accounts.map((a) => a.name).sort(), ["local-admin", "local-box-office", "local-gate", "local-kiosk", "local-sales"]);
+    const [categories] = d1Execute(target, { command: sqlScript([b.categories.selectCategories(db, false)]) });
+    assert.deepEqual(categories.map((c) => [c.category_id, c.price_cents, c.accompanied, c.is_default, c.unit_type]), [
+      ["adult", 2500, 0, 1, "ADULT"],
+      ["child", 0, 1, 0, "CHILD"],
+      ["concession", 1500, 0, 0, "STUDENT"],
+      ["member", 0, 0, 0, "OTHER"],
+    ]);
 
     // A later day: the events keep their dates; only the next holidays are new.
     assert.match(seed(dir.path, "--today", "2030-01-08"), /seed wrote nothing/);

@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 /** The statements modules the tools use, by the name they are exported under. */
 const MODULES = {
   accounts: "./src/accounts/statements.ts",
+  categories: "./src/categories/statements.ts",
   events: "./src/events/statements.ts",
   hours: "./src/hours/statements.ts",
   tickets: "./src/tickets/statements.ts",
@@ -24,7 +25,7 @@ const MODULES = {
 const loaded = new Map();
 
 /**
- * The builders: `{ accounts, events, hours, tickets, sql }`, each a module's
+ * The builders: `{ accounts, categories, events, hours, tickets, sql }`, each a module's
  * exports (`sql` is sql-template-tag's, for wrapping a read fragment in a
  * SELECT), of this repository or of another checkout (`root`: the bench's
  * "before"). Bundled once per process and root, synchronously (esbuild's

@@ -162,6 +162,50 @@ export interface paths {
         patch: operations["updateSpecialEvent"];
         trace?: never;
     };
+    "/ticket-categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ticket categories
+         * @description The active ticket categories (adult, child, member…) and their general-admission prices, by `categoryId`; `includeRetired=true` adds the retired ones.
+         */
+        get: operations["listTicketCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket-categories/{categoryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a ticket category
+         * @description Creates (201) or replaces (200) a category as a whole; a retired one comes back. Prices of tickets already sold never change. Admin only.
+         */
+        put: operations["putTicketCategory"];
+        post?: never;
+        /**
+         * Retire a ticket category
+         * @description No longer sold; never deleted (sold tickets keep it, `PUT` brings it back). The default cannot be retired. Admin only.
+         */
+        delete: operations["retireTicketCategory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets": {
         parameters: {
             query?: never;
@@ -177,7 +221,7 @@ export interface paths {
         put?: never;
         /**
          * Buy museum tickets
-         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`.
+         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400 `/problems/accompaniment-required`: buy it in an order with a companion's ticket).
          */
         post: operations["buyMuseumTickets"];
         delete?: never;
@@ -357,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order at the box office
-         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write; the refund is the sum of their recorded prices. A held order is released: `status: released`, refund 0, its places free at once. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
+         * @description Cancels every ticket of the order that can still be cancelled, in one atomic write (accompanied tickets and their companions together); the refund is the sum of their recorded prices. A held order is released: `status: released`, refund 0, its places free at once. Admin and box-office: any order; sales: only its own (another account's order is 404, as an unknown id).
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -599,6 +643,11 @@ export interface components {
              * @example 40
              */
             capacity?: number;
+            categoryPrices?: components["schemas"]["CategoryPrices"];
+        };
+        /** @description The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had. */
+        CategoryPrices: {
+            [key: string]: number;
         };
         Health: {
             /** @enum {string} */
@@ -858,6 +907,7 @@ export interface components {
              * @example 40
              */
             capacity?: number;
+            categoryPrices?: components["schemas"]["CategoryPrices"];
         };
         /** @description Request payload for creating new special events at the museum. */
         CreateSpecialEventRequest: {
@@ -889,6 +939,7 @@ export interface components {
              * @example 40
              */
             capacity?: number;
+            categoryPrices?: components["schemas"]["CategoryPrices"];
         };
         /** @description List of upcoming special events. */
         ListSpecialEventsResponse: components["schemas"]["SpecialEventResponse"][];
@@ -922,6 +973,67 @@ export interface components {
              * @example 40
              */
             capacity?: number | null;
+            categoryPrices?: components["schemas"]["CategoryPrices"] & (Record<string, never> | null);
+        };
+        /** @description Categories by id. */
+        TicketCategoryList: components["schemas"]["TicketCategory"][];
+        /** @description A ticket category and its general-admission price. */
+        TicketCategory: {
+            categoryId: components["schemas"]["CategoryId"];
+            /**
+             * @description The category's name, printed on the ticket. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example Child (under 12)
+             */
+            name: string;
+            /**
+             * Format: float
+             * @description The general-admission price in this category, at most two decimals.
+             * @example 12.5
+             */
+            price: number;
+            /** @description What a purchase naming no category is; exactly one category is. */
+            default: boolean;
+            /** @description A ticket of this category is sold only in an order with a companion: a ticket of a category that is not accompanied, for the same date, event (or general) and entry time. */
+            accompanied: boolean;
+            unitType: components["schemas"]["UnitType"];
+            /**
+             * @description Retired: no longer sold (listed with `includeRetired=true` only).
+             * @enum {boolean}
+             */
+            retired?: true;
+        };
+        /**
+         * @description A ticket category's id: 1 to 20 characters of `a-z`, `0-9` and `-`, chosen by the museum and never changed.
+         * @example child
+         */
+        CategoryId: string;
+        /**
+         * @description What the category is in the OCTO booking standard's terms (for resellers).
+         * @example CHILD
+         * @enum {string}
+         */
+        UnitType: "ADULT" | "YOUTH" | "CHILD" | "INFANT" | "FAMILY" | "SENIOR" | "STUDENT" | "MILITARY" | "OTHER";
+        /** @description A ticket category, created or replaced as a whole. */
+        PutTicketCategoryRequest: {
+            /**
+             * @description The category's name, printed on the ticket. One line: no control, line-separator or bidirectional-control characters (`pattern`). No invisible characters (zero-width, filler, soft-hyphen, tag and similar; a joiner or variation selector inside an emoji or a name is fine), not only whitespace, no lone surrogate.
+             * @example Child (under 12)
+             */
+            name: string;
+            /**
+             * Format: float
+             * @description The general-admission price in this category, at most two decimals.
+             * @example 12.5
+             */
+            price: number;
+            /**
+             * @description A ticket of this category is sold only in an order with a companion: a ticket of a category that is not accompanied, for the same date, event (or general) and entry time.
+             * @default false
+             */
+            accompanied: boolean;
+            /** @description `true` makes it the default (what a purchase naming no category is; the former default loses it); left out: as it was (not the default, on create). `false` on the default is 409. */
+            default?: boolean;
+            unitType?: components["schemas"]["UnitType"];
         };
         /** @description Details for a museum ticket after a successful purchase. */
         BuyMuseumTicketsResponse: {
@@ -990,6 +1102,7 @@ export interface components {
              * @example 10:30
              */
             entryTime?: string;
+            category?: components["schemas"]["CategoryId"] & unknown;
             email: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
         };
@@ -1030,6 +1143,7 @@ export interface components {
                     /** @description The slot's own room, no more than the day's; 0 once the slot has ended. */
                     available: number;
                 }[];
+                prices: components["schemas"]["CategoryPriceList"];
             };
             /** @description The active events that take place that day, by name. */
             events: {
@@ -1045,8 +1159,24 @@ export interface components {
                 taken: number;
                 /** @description `null`: no limit. */
                 available: number | null;
+                prices: components["schemas"]["CategoryPriceList"];
             }[];
         };
+        /** @description The price of a ticket in each category on sale, by `categoryId`. */
+        CategoryPriceList: {
+            category: components["schemas"]["CategoryId"];
+            /**
+             * @description The category's name.
+             * @example Child
+             */
+            name: string;
+            /**
+             * Format: float
+             * @description A ticket's price in this category, in the museum's currency.
+             * @example 25
+             */
+            price: number;
+        }[];
         /** @description What is left to sell on each day of a range, for a month view. Advice, read from a replica that may be a moment behind: the purchase decides. */
         AvailabilityCalendar: {
             /**
@@ -1123,6 +1253,11 @@ export interface components {
              * @description The order the ticket was bought in, if any.
              */
             orderId?: string;
+            /**
+             * @description The ticket's category (`GET /ticket-categories`).
+             * @example adult
+             */
+            category: string;
             /**
              * Format: float
              * @description The price recorded when the ticket was sold, in the museum's currency.
@@ -1275,6 +1410,24 @@ export interface components {
                 sold: number;
                 admitted: number;
                 cancelled: number;
+                /**
+                 * @description The same counts per ticket category (`categoryId`), for the categories sold.
+                 * @example {
+                 *       "adult": {
+                 *         "sold": 2,
+                 *         "admitted": 1,
+                 *         "cancelled": 0
+                 *       }
+                 *     }
+                 */
+                byCategory: {
+                    [key: string]: {
+                        /** @description Tickets sold for the date, cancelled ones included. */
+                        sold: number;
+                        admitted: number;
+                        cancelled: number;
+                    };
+                };
             };
             events: {
                 /**
@@ -1288,6 +1441,24 @@ export interface components {
                 sold: number;
                 admitted: number;
                 cancelled: number;
+                /**
+                 * @description The same counts per ticket category (`categoryId`), for the categories sold.
+                 * @example {
+                 *       "adult": {
+                 *         "sold": 2,
+                 *         "admitted": 1,
+                 *         "cancelled": 0
+                 *       }
+                 *     }
+                 */
+                byCategory: {
+                    [key: string]: {
+                        /** @description Tickets sold for the date, cancelled ones included. */
+                        sold: number;
+                        admitted: number;
+                        cancelled: number;
+                    };
+                };
             }[];
         };
         /** @description Ticket codes revoked after the cursor: an offline gate refuses them. */
@@ -1461,6 +1632,7 @@ export interface components {
                 eventName?: string;
                 /** @example 09:00 */
                 entryTime?: string;
+                category: components["schemas"]["CategoryId"];
                 /**
                  * Format: float
                  * @example 25
@@ -1535,6 +1707,7 @@ export interface components {
              * @example 10:30
              */
             entryTime?: string;
+            category?: components["schemas"]["CategoryId"] & unknown;
         };
         /** @description The orders with the reference, newest first; `[]` when none. */
         OrderStatusList: components["schemas"]["OrderStatus"][];
@@ -2776,6 +2949,293 @@ export interface operations {
             };
         };
     };
+    listTicketCategories: {
+        parameters: {
+            query?: {
+                /** @description `true`: the retired categories too (`retired: true`). */
+                includeRetired?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketCategoryList"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putTicketCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A ticket category's id: 1 to 20 characters of `a-z`, `0-9` and `-`, chosen by the museum and never changed. */
+                categoryId: components["schemas"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTicketCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The category was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketCategory"];
+                };
+            };
+            /** @description The category was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketCategory"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/default-category`: the default category is never accompanied nor retired, and stays the default until another one is made the default. Nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retireTicketCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A ticket category's id: 1 to 20 characters of `a-z`, `0-9` and `-`, chosen by the museum and never changed. */
+                categoryId: components["schemas"]["CategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/default-category`: the default category is never accompanied nor retired, and stays the default until another one is made the default. Nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     findTicketByConfirmationCode: {
         parameters: {
             query: {
@@ -3679,7 +4139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`), `/problems/ticket-expired` (its day or slot is over) or `/problems/ticket-held` (held for an order being paid for: release the order). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
+            /** @description `/problems/ticket-cancelled` (with `cancelledAt` and `cancellation`), `/problems/already-admitted` (with `admittedAt`), `/problems/ticket-expired` (its day or slot is over), `/problems/ticket-held` (held for an order being paid for: release the order) or `/problems/accompaniment-required` (it is the last companion of an accompanied ticket of its order: cancel that one first, or the whole order). Nothing was changed. Otherwise: a request with the same Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +4518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description A line (or the body) breaks the schema or a sale rule; nothing was sold. */
+            /** @description A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
