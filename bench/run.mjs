@@ -180,7 +180,7 @@ function serverPasses(cfg, scenarios) {
       pair({ name: on ? "orders" : "ordersNoPrerender", vars: { PRERENDER_TICKET_IMAGES: String(on) }, rate: 10, rounds: cfg.orderPairRounds, list: of((s) => s.kind === "order-pair") }),
     ),
     pair({ name: "calendar", rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "calendar-pair") }),
-    pair({ name: "holds", vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "hold-pair") }),
+    pair({ name: "holds", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "hold-pair") }),
     { name: "wrangler dev, 100,000 events", db: "large", list: of((s) => s.db === "large") },
     ...(cfg.d1Rtt > 0 ? [0, cfg.d1Rtt] : []).map((rtt) => ({ name: `distance ${rtt}`, db: "small", distance: rtt, connections: 1, duration: cfg.distanceDuration, list: of((s) => s.hot) })),
   ].filter((pass) => pass.list.length > 0);

@@ -207,7 +207,7 @@ export const PAIRS = [
   // Budgeted with the pre-render off: each ticket's render is the same work sold alone or in an order (docs/performance.md).
   { pass: "orders", baseline: "order-single", subject: "order-four", budget: 2, budgetOn: [], measures: ["cpu"], where: " (the pre-render on)", method: ALTERNATING },
   { pass: "ordersNoPrerender", baseline: "order-single", subject: "order-four", budget: 2, measures: ["cpu"], where: " (the pre-render off)", method: ALTERNATING },
-  { pass: "holds", baseline: "order-direct", subject: "order-hold-confirm", budget: 1.5, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: `${ALTERNATING} The pre-render off. The subject's figures are per purchase: its hold and its confirmation together.` },
+  { pass: "holds", baseline: "order-direct", subject: "order-hold-confirm", budget: 1.5, budgetOn: ["cpu"], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. The subject's figures are per purchase: its hold and its confirmation together.` },
   // Budgeted on the Worker's CPU; p50, shown beside it, also holds local D1 reading every day of the month.
   { pass: "calendar", baseline: "availability-day", subject: "availability-calendar", budget: 3, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: ALTERNATING },
 ];
