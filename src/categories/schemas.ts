@@ -13,7 +13,7 @@ export const CategoryIdSchema = z
   });
 
 /** The OCTO booking standard's unit types, which a reseller maps a category to. */
-export const UNIT_TYPES = ["ADULT", "YOUTH", "CHILD", "INFANT", "FAMILY", "SENIOR", "STUDENT", "MILITARY", "OTHER"] as const;
+const UNIT_TYPES = ["ADULT", "YOUTH", "CHILD", "INFANT", "FAMILY", "SENIOR", "STUDENT", "MILITARY", "OTHER"] as const;
 export type UnitType = (typeof UNIT_TYPES)[number];
 
 const UnitTypeSchema = z

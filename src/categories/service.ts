@@ -6,7 +6,7 @@ import { categoryNotFound, defaultCategoryConflict } from "./problems";
 import type { Category, CategoryInput } from "./schemas";
 import * as statements from "./statements";
 
-export function categoryOfRow(row: statements.CategoryRow): Category {
+function categoryOfRow(row: statements.CategoryRow): Category {
   return {
     categoryId: row.category_id,
     name: row.name,

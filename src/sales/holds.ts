@@ -43,7 +43,7 @@ export type HoldContext = {
 /** What a confirmation stores for its Idempotency-Key: whether it was late. */
 type StoredConfirmation = { late: boolean };
 
-export function orderReleased(orderId: string): ProblemError {
+function orderReleased(orderId: string): ProblemError {
   return new ProblemError(409, {
     type: PROBLEM_TYPES.orderReleased,
     title: "Order released",

@@ -206,7 +206,7 @@ const ReferenceSchema = textField(64, {
 
 const HOLD_MINUTES_MESSAGE = "Must be a whole number of minutes from 1 to 60.";
 
-export const HoldMinutesSchema = z
+const HoldMinutesSchema = z
   .number({ error: HOLD_MINUTES_MESSAGE })
   .int({ error: HOLD_MINUTES_MESSAGE })
   .min(1, { error: HOLD_MINUTES_MESSAGE })

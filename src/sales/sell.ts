@@ -107,7 +107,7 @@ export function secondsIntoDay(now: MuseumNow, at: Date): number {
  * their total. The answer an Idempotency-Key stores is written in the
  * sale's own batch, so these are filled in there from the rows written.
  */
-export type DecidedInAnswer = { tickets: string; total: string };
+type DecidedInAnswer = { tickets: string; total: string };
 
 /** The answer to store for a key: `placeholder` (the answer with nothing decided yet) with what the insert decided filled in. */
 function storedAnswer(placeholder: unknown, decided: DecidedInAnswer | undefined): Sql | string {
