@@ -4,8 +4,7 @@ import { museumNowIn } from "../platform/dates";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";
 import { settingsOf } from "../settings";
-import { prerenderSoldTickets } from "../ticket-image";
-import { signingKeysOf } from "../ticket-image";
+import { codeKeysOf, codeSignerAt, prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
@@ -44,7 +43,8 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   );
   // A replay's image was prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets([answer], c.var.principal.name, signingKeysOf(c.env)));
+    const signer = codeSignerAt(codeKeysOf(c.env), new Date());
+    c.executionCtx.waitUntil(prerenderSoldTickets(c.var.db, [answer.ticketId], c.var.principal.name, signer));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -88,7 +88,9 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   );
   // A replay's images were prepared with its first response.
   if (!replayed && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(order.tickets, c.var.principal.name, signingKeysOf(c.env)));
+    const ticketIds = order.tickets.map((ticket) => ticket.ticketId);
+    const signer = codeSignerAt(codeKeysOf(c.env), new Date());
+    c.executionCtx.waitUntil(prerenderSoldTickets(c.var.db, ticketIds, c.var.principal.name, signer));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

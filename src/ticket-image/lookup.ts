@@ -1,19 +1,21 @@
 // What a ticket's image shows, looked up for the image route: from this
 // isolate's memory when the caller may be answered from it, else from D1.
 import type { Principal } from "../env";
-import { type Db, runStep } from "../platform/batch";
+import { Batch, type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { TtlCache } from "../platform/ttl-cache";
 import { sellerScope } from "../tickets/access";
 import type { TicketType } from "../tickets/schemas";
-import { selectTicket } from "../tickets/statements";
+import { selectTicket, type TicketRow } from "../tickets/statements";
 
 /** What the ticket image shows; never the buyer's contact details. */
 export type TicketForImage = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: IsoDate;
+  category: string;
   confirmationCode: string;
+  eventId?: string;
   eventName?: string;
   entryTime?: string;
   cancelled: boolean;
@@ -29,7 +31,7 @@ export type TicketForImage = {
  * Staleness: tickets cancelled through this isolate (tickets/follow.ts) and
  * a renamed event forget everything at once (`forgetTicketLookups`); made
  * through another isolate, a change shows here within TICKET_LOOKUP_TTL_MS.
- * The card's CANCELLED mark is informative only: the signed QR token does
+ * The card's CANCELLED mark is informative only: the signed QR code does
  * not change, and a gate checks the ticket itself.
  */
 const TICKET_LOOKUP_TTL_MS = 10_000;
@@ -56,21 +58,43 @@ export async function lookUpTicketForImage(
   if (remembered && (seller === null || remembered.soldBy === seller)) return remembered.ticket;
   const row = await runStep(selectTicket(db, ticketId, seller));
   if (!row) return null;
-  const ticket: TicketForImage = {
-    ticketId: row.ticket_id,
-    ticketType: row.ticket_type,
-    ticketDate: row.ticket_date,
-    confirmationCode: row.confirmation_code,
-    ...(row.event_name === null ? {} : { eventName: row.event_name }),
-    ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
-    cancelled: row.cancelled_at !== null,
-  };
+  const ticket = ticketForImageOf(row);
   rememberTicket(ticket, row.sold_by);
   return ticket;
 }
 
+function ticketForImageOf(row: TicketRow): TicketForImage {
+  return {
+    ticketId: row.ticket_id,
+    ticketType: row.ticket_type,
+    ticketDate: row.ticket_date,
+    category: row.category,
+    confirmationCode: row.confirmation_code,
+    ...(row.event_id === null ? {} : { eventId: row.event_id }),
+    ...(row.event_name === null ? {} : { eventName: row.event_name }),
+    ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+    cancelled: row.cancelled_at !== null,
+  };
+}
+
+/**
+ * The tickets `ticketIds` just sold by `soldBy`, as their images show them
+ * (one round trip), remembered so the kiosk's first fetch reads no D1.
+ */
+export async function lookUpSoldTickets(db: Db, ticketIds: readonly string[], soldBy: string): Promise<TicketForImage[]> {
+  const batch = new Batch(db);
+  const rows = ticketIds.map((ticketId) => batch.add(selectTicket(db, ticketId, soldBy)));
+  await batch.run();
+  return rows.flatMap(({ value: row }) => {
+    if (!row) return [];
+    const ticket = ticketForImageOf(row);
+    rememberTicket(ticket, soldBy);
+    return [ticket];
+  });
+}
+
 /** Remembers a ticket sold by the account `soldBy`, so the kiosk's next fetch of its image reads no D1. */
-export function rememberTicket(ticket: TicketForImage, soldBy: string): void {
+function rememberTicket(ticket: TicketForImage, soldBy: string): void {
   lookups.set(ticket.ticketId, { ticket, soldBy });
 }
 

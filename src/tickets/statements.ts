@@ -152,6 +152,7 @@ export type TicketRow = {
   ticket_date: string;
   event_id: string | null;
   event_name: string | null;
+  category: string;
   confirmation_code: string;
   entry_time: string | null;
   price_cents: number;
@@ -165,7 +166,7 @@ export type TicketRow = {
 };
 
 const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
-  t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
+  t.category, t.confirmation_code, t.entry_time, t.price_cents, t.sold_by, t.order_id,
   t.cancelled_at, t.cancel_source, t.cancel_reason, t.refund_cents, t.admitted_at`;
 
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
@@ -247,15 +248,20 @@ export function selectCancelledBy(db: Db, cancellationId: string): Step<Cancelle
   );
 }
 
+/** When a gate admits now: the museum's date and time, and the latest entry time it admits. */
+export type AdmissionMoment = { today: IsoDate; time: string; latestEntryTime: string };
+
 /**
- * True while the ticket `ticketId` can be admitted now: valid, dated `today`,
- * and (timed) its entry time no later than `latestEntryTime`.
+ * True while the ticket `ticketId` can be admitted now: valid, dated
+ * `today`, (timed) its entry time no later than `latestEntryTime`, and
+ * (general) before `closes` (an SQL `HH:mm`, NULL: no closing known).
  */
-export function ticketAdmittable(ticketId: string, today: IsoDate, latestEntryTime: string): Sql {
+export function ticketAdmittable(ticketId: string, moment: AdmissionMoment, closes: Sql): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets t
-                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today}
+                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${moment.today}
                         AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
-                        AND (t.entry_time IS NULL OR t.entry_time <= ${latestEntryTime}))`;
+                        AND (t.entry_time IS NULL OR t.entry_time <= ${moment.latestEntryTime})
+                        AND (t.ticket_type = 'event' OR COALESCE(${moment.time} < ${closes}, 1)))`;
 }
 
 /** Marks the ticket admitted at `admittedAt` when `admitted` (an SQL condition: its admission is on record) holds. */
