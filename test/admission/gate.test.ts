@@ -3,6 +3,7 @@
 // real Worker and D1.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { checkTicketCode, type GateConfig, type GateKeySet } from "museum-api-client/gate";
 import { codeKeysOf, signingKeysFromEnv, signTicketToken, verifyTicketCode } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { TEST_CODE_KEYS } from "../support/code-keys";
@@ -188,5 +189,37 @@ describe("GET /gate/config", () => {
       { categoryId: "member", name: "Member" },
     ]);
     await expectProblem(await api("/v1.1/gate/config", { as: "sales" }), 403);
+  });
+});
+
+describe("the reference verifier (clients/typescript) against the service", () => {
+  it("judges each code as POST /admissions does, from what a gate synced", async () => {
+    useClock("2031-03-04T15:00:00Z"); // Tuesday 10:00 in New York
+    const day = "2031-03-04";
+    const general = await sold({ ticketType: "general", ticketDate: day });
+    const late = await sold({ ticketType: "general", ticketDate: day });
+    const tomorrow = await sold({ ticketType: "general", ticketDate: "2031-03-05" });
+    const cancelled = await sold({ ticketType: "general", ticketDate: day });
+    const event = await sold({ ticketType: "event", eventId: await createEvent([day]), ticketDate: day });
+    expect((await api(`/v1.1/tickets/${cancelled.ticketId}/cancellation`, { method: "POST", as: "boxOffice", json: {} })).status).toBe(200);
+    const code = Object.fromEntries(
+      await Promise.all(Object.entries({ general, late, tomorrow, cancelled, event }).map(async ([name, t]) => [name, await imageCode(t.ticketId)])),
+    ) as Record<"general" | "late" | "tomorrow" | "cancelled" | "event", string>;
+    const keys = (await (await api("/v1.1/gate/keys", { as: "gate" })).json()) as GateKeySet;
+    const config = (await (await api("/v1.1/gate/config", { as: "gate" })).json()) as GateConfig;
+    const revoked = [cancelled.ticketId];
+    const agree = async (scanned: string, at: string, outcome: string, type: string | null) => {
+      useClock(at);
+      expect((await checkTicketCode({ code: scanned, keys, config, revoked, now: new Date(at) })).outcome).toBe(outcome);
+      const res = await scan(scanned);
+      if (type === null) expect(res.status).toBe(201);
+      else expect(((await res.json()) as { type: string }).type).toBe(type);
+    };
+    await agree(code.general, "2031-03-04T15:00:00Z", "admitted", null);
+    await agree(code.tomorrow, "2031-03-04T15:00:00Z", "not-valid-today", "/problems/not-valid-today");
+    await agree(code.cancelled, "2031-03-04T15:00:00Z", "revoked", "/problems/ticket-cancelled");
+    await agree(code.late, "2031-03-04T23:00:00Z", "too-late", "/problems/too-late");
+    await agree(code.event, "2031-03-05T04:00:00Z", "admitted", null);
+    await agree(`${code.event.slice(0, -4)}AAAA`, "2031-03-04T15:00:00Z", "invalid-ticket-code", "/problems/invalid-ticket-code");
   });
 });
