@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { build } from "esbuild";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from "jose";
 import { checkTicketCode, verifyTicketCode as verifyOffline } from "museum-api-client/gate";
+import { ticketIdOfCode } from "../../tools/lib/ticket-qr.mjs";
 import { keySetProblems, publicKeySet as toolsPublicKeySet } from "../../tools/lib/code-keys.mjs";
 import { tempDir } from "../../tools/lib/process-end.mjs";
 import { ROOT } from "../../tools/lib/wrangler.mjs";
@@ -117,7 +118,9 @@ describe("jose verifies the Worker's codes from the JWK Set alone", () => {
 describe("the reference verifier (clients/typescript) on the Worker's codes", () => {
   const check = (code, now, revoked = []) => checkTicketCode({ code, keys: jwks, config: CONFIG, revoked, now: new Date(now) });
 
-  it("reads the same claims as the Worker", async () => {
+  it("reads the same claims as the Worker (and the tools read the ticket id)", async () => {
+    assert.equal(ticketIdOfCode(codes.EVENT), EVENT.ticketId);
+    assert.throws(() => ticketIdOfCode(`${b64url("{}")}.${b64url("{}")}.x`), /not a ticket code/);
     for (const code of Object.values(codes)) {
       assert.deepEqual(await verifyOffline(code, jwks), await worker.verifyTicketCode(code, keys));
     }
