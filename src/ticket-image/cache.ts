@@ -132,6 +132,8 @@ export async function loadTicketImage(
 export async function prerenderSoldTickets(db: Db, ticketIds: readonly string[], soldBy: string, signer: CodeSigner): Promise<void> {
   let tickets: TicketForImage[];
   try {
+    // After the response has left: the read is not the sale's.
+    await scheduler.wait(0);
     tickets = await lookUpSoldTickets(db, ticketIds, soldBy);
   } catch (error) {
     log.warn("ticket image prerender failed", { error });

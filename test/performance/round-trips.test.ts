@@ -53,6 +53,8 @@ type Budget = {
   as?: AccountKey;
   /** Settings of wrangler.toml's [vars] for this request (test/worker.ts). */
   vars?: Parameters<typeof setTestVars>[0];
+  /** D1 round trips of its waitUntil work, off the response path (none unless said). */
+  afterResponse?: number;
   send: (f: Fixture) => Promise<Response>;
 };
 
@@ -113,6 +115,8 @@ const BUDGETS: Budget[] = [
     roundTrips: 1,
     status: 201,
     vars: { PRERENDER_TICKET_IMAGES: "true" },
+    // The pre-render reads the sold ticket (its category is in its code) until the sale answers it.
+    afterResponse: 1,
     send: () => post("/v1.1/tickets", GENERAL),
   },
   { request: "POST /admissions, genuine code", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.admittable.pop()!) },
@@ -215,13 +219,13 @@ describe("D1 round trips per request, login remembered", () => {
 
   afterEach(() => setTestVars());
 
-  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, as = "admin", vars }) => {
+  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, as = "admin", vars, afterResponse = 0 }) => {
     useClock(NOW);
     await warmLogin(as);
     setTestVars(vars);
     const measured = await roundTripsOf(() => send(fixture));
     expect(measured.res.status).toBe(status);
     expect(measured.roundTrips, "a change of a hot path's D1 round trips: update BUDGETS and docs/performance.md").toBe(roundTrips);
-    expect(measured.afterResponse, "D1 round trips of the request's waitUntil work").toBe(0);
+    expect(measured.afterResponse, "D1 round trips of the request's waitUntil work").toBe(afterResponse);
   });
 });
