@@ -39,8 +39,8 @@ export type TicketImageInput = {
 export const MUSEUM_NAME = "Redocly Museum";
 
 /**
- * Card geometry, in pixels (the PNG is rendered at this size).
- * @internal (for tests)
+ * Card geometry, in pixels (the PNG is rendered at this size; render.ts
+ * paints the QR in it).
  */
 export const CARD = {
   width: 720,
