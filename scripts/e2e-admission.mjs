@@ -15,7 +15,7 @@
 // nothing left to cancel; the day's attendance. Exits non-zero on the first unmet expectation. Every call
 // goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { log, runMain } from "../tools/lib/cli.mjs";
@@ -188,8 +188,8 @@ runMain(async () => {
     server = await startWranglerDev({
       persistTo: state.persistTo,
       logLevel: "warn",
-      // A throw-away signing key for ticket QR payloads (the real one is a secret).
-      vars: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
+      // Throw-away keys for ticket codes (the real ones are secrets).
+      vars: throwawaySecrets(),
     });
     log(`wrangler dev on ${server.origin}`);
     await run(clients(server.origin, state.credentials));

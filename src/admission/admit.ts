@@ -6,7 +6,8 @@ import sql from "sql-template-tag";
 import { Batch, type Db } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { minutesOf, timeOf } from "../hours/calendar";
-import { type SigningKeys, verifyTicketToken } from "../ticket-image";
+import { dayPlanOn, planField, selectClosingTime } from "../hours/statements";
+import { type CodeKeySet, looksLikeTicketCode, type SigningKeys, verifyTicketCode, verifyTicketToken } from "../ticket-image";
 import type { Admission } from "./schemas";
 import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
 import { markAdmitted, selectTicket, ticketAdmittable, type TicketRow } from "../tickets/statements";
@@ -14,6 +15,9 @@ import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, 
 import { ticketFacts } from "../tickets/status";
 
 export type AdmissionContext = {
+  /** The Ed25519 keys of today's codes. */
+  codeKeys: CodeKeySet;
+  /** The HMAC keys of codes printed before them. */
   keys: SigningKeys;
   /** Today in the museum's time zone. */
   today: IsoDate;
@@ -37,6 +41,12 @@ function invalidTicketCode(): ProblemError {
   });
 }
 
+/** The ticket a genuine code names, or null: an Ed25519 code, or an HMAC one printed before those. */
+async function ticketIdOfCode(code: string, context: AdmissionContext): Promise<string | null> {
+  if (looksLikeTicketCode(code)) return (await verifyTicketCode(code, context.codeKeys))?.tid ?? null;
+  return (await verifyTicketToken(code, context.keys))?.ticketId ?? null;
+}
+
 /** The 201 answer of an admission on record, with its ticket. */
 function admissionOf(ticket: TicketRow, admission: AdmissionRecord): Admission {
   return { admissionId: admission.admission_id, ...ticketFacts(ticket), admittedAt: ticket.admitted_at!, gate: admission.gate };
@@ -48,11 +58,12 @@ function admissionOf(ticket: TicketRow, admission: AdmissionRecord): Admission {
  * round trip) admits the ticket if it is valid and for today, and reports
  * the ticket as it then stands, which decides the answer:
  * admitted now (this request's admission is on record), already admitted,
- * cancelled (whatever its date), or not for today.
+ * cancelled (whatever its date), not for today, too late (a general ticket
+ * after today's closing time, read in the same batch) or too early.
  */
 async function admitOnce(db: Db, code: string, context: AdmissionContext, claim: IdempotencyClaimHeld | undefined): Promise<Admission> {
-  const token = await verifyTicketToken(code, context.keys);
-  if (!token) throw invalidTicketCode();
+  const ticketId = await ticketIdOfCode(code, context);
+  if (!ticketId) throw invalidTicketCode();
 
   const admissionId = crypto.randomUUID();
   const admittedAt = context.now.toISOString();
@@ -61,12 +72,12 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
   batch.add(
     insertAdmission(
       db,
-      { admissionId, ticketId: token.ticketId, gate: context.gate, admittedAt },
-      ticketAdmittable(token.ticketId, context.today, latestEntryTime),
+      { admissionId, ticketId, gate: context.gate, admittedAt },
+      ticketAdmittable(ticketId, { today: context.today, time: context.time, latestEntryTime }, planField(dayPlanOn(sql`${context.today}`), "timeClose")),
       claim ? claimHeld(claim) : sql`1`,
     ),
   );
-  batch.add(markAdmitted(db, token.ticketId, admittedAt, admissionMade(admissionId)));
+  batch.add(markAdmitted(db, ticketId, admittedAt, admissionMade(admissionId)));
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -74,8 +85,9 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       body: JSON.stringify({ admissionId }),
       written: admissionMade(admissionId),
     });
-  const ticket = batch.add(selectTicket(db, token.ticketId, null));
-  const admission = batch.add(selectAdmissionOf(db, token.ticketId));
+  const ticket = batch.add(selectTicket(db, ticketId, null));
+  const admission = batch.add(selectAdmissionOf(db, ticketId));
+  const closes = batch.add(selectClosingTime(db, context.today));
   await batch.run();
   const row = ticket.value;
   // A genuine code for a ticket this database does not hold (it was signed
@@ -89,6 +101,15 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
     throw alreadyAdmitted(row.ticket_id, row.admitted_at!, onRecord.gate);
   }
   if (row.cancelled_at !== null) throw ticketCancelled(row.ticket_id, row.cancelled_at);
+  const timeClose = closes.value;
+  if (onRecord === null && row.ticket_date === context.today && row.ticket_type === "general" && timeClose !== null && context.time >= timeClose) {
+    throw new ProblemError(422, {
+      type: PROBLEM_TYPES.tooLate,
+      title: "Too late",
+      detail: `The museum closed at ${timeClose} today; this ticket is no longer admitted.`,
+      extensions: { ticketId: row.ticket_id, timeClose },
+    });
+  }
   if (onRecord === null && row.ticket_date === context.today && row.entry_time !== null) {
     throw new ProblemError(422, {
       type: PROBLEM_TYPES.tooEarly,

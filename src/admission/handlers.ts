@@ -1,9 +1,10 @@
 import type { AppRouteHandler } from "../http/types";
 import { museumNowIn, todayIn } from "../platform/dates";
 import { settingsOf } from "../settings";
-import { signingKeysOf } from "../ticket-image";
+import { codeKeysOf, publicKeySet, signingKeysOf } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
+import { gateConfigFrom } from "./gate";
 import { revocationsAfter } from "./revocations";
 import type * as routes from "./routes";
 
@@ -11,6 +12,7 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
   const now = new Date();
   const { today, time } = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE, now);
   const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
+    codeKeys: codeKeysOf(c.env),
     keys: signingKeysOf(c.env),
     today,
     time,
@@ -34,4 +36,16 @@ export const listRevocations: AppRouteHandler<typeof routes.listRevocations> = a
   const today = todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await revocationsAfter(c.var.db, c.req.valid("query").since, today), 200);
+};
+
+export const getGateKeys: AppRouteHandler<typeof routes.getGateKeys> = async (c) => {
+  c.header("Cache-Control", "no-store");
+  return c.json(publicKeySet(codeKeysOf(c.env)), 200);
+};
+
+export const getGateConfig: AppRouteHandler<typeof routes.getGateConfig> = async (c) => {
+  const settings = settingsOf(c.env);
+  const today = todayIn(settings.MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await gateConfigFrom(c.var.db, today, { timeZone: settings.MUSEUM_TIMEZONE, earlyMinutes: settings.ADMISSION_EARLY_MINUTES }), 200);
 };

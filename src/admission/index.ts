@@ -5,4 +5,6 @@ import * as routes from "./routes";
 export const admissionRouter = createRouter()
   .openapi(routes.admitTicket, handlers.admitTicket)
   .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary)
-  .openapi(routes.listRevocations, handlers.listRevocations);
+  .openapi(routes.listRevocations, handlers.listRevocations)
+  .openapi(routes.getGateKeys, handlers.getGateKeys)
+  .openapi(routes.getGateConfig, handlers.getGateConfig);

@@ -1,8 +1,17 @@
 import { createRoute } from "@hono/zod-openapi";
 import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, REPLAYED_HEADER } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
-import { AdmissionProblemSchema, AdmissionRequestSchema, AdmissionSchema, AttendanceQuerySchema, AttendanceSummarySchema, RevocationFeedSchema } from "./schemas";
 import { FeedQuerySchema } from "../tickets/feed";
+import {
+  AdmissionProblemSchema,
+  AdmissionRequestSchema,
+  AdmissionSchema,
+  AttendanceQuerySchema,
+  AttendanceSummarySchema,
+  GateConfigSchema,
+  GateKeySetSchema,
+  RevocationFeedSchema,
+} from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
 
 const gates = allowRoles("admin", "gate");
@@ -20,7 +29,7 @@ export const admitTicket = createRoute({
   operationId: "admitTicket",
   summary: "Admit a ticket at the gate",
   description:
-    "Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
+    "Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,
@@ -31,7 +40,7 @@ export const admitTicket = createRoute({
       "`/problems/already-admitted` (with `admittedAt` and `gate` of the first admission) or `/problems/ticket-cancelled`.",
     ),
     422: admissionProblem(
-      "`/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
+      "`/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket, timed or not, after today's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
     ),
     ...problemResponses(400, 401, 403, 413, 415),
   },
@@ -68,5 +77,37 @@ export const listRevocations = createRoute({
   responses: {
     200: jsonContent(RevocationFeedSchema, "Success."),
     ...problemResponses(400, 401, 403),
+  },
+});
+
+export const getGateKeys = createRoute({
+  method: "get",
+  path: "/gate/keys",
+  operationId: "getGateKeys",
+  summary: "The keys ticket codes are signed with",
+  description:
+    "A JWK Set: the Ed25519 public keys (RFC 8037) that verify ticket codes, for a gate that checks codes offline. A new key is listed at least 48 hours before it signs; a withdrawn key is gone at once (docs/admission.md). Roles: gate, admin.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...gates,
+  responses: {
+    200: jsonContent(GateKeySetSchema, "The key set."),
+    ...problemResponses(401, 403),
+  },
+});
+
+export const getGateConfig = createRoute({
+  method: "get",
+  path: "/gate/config",
+  operationId: "getGateConfig",
+  summary: "The rules a gate judges codes by",
+  description:
+    "The time zone, the early-entry window, the category names and the open days (hours, entry slots) of today and the next 6 days: what a gate needs to tell not today, too early and too late as the service does. Roles: gate, admin.",
+  tags: admissionTags,
+  security: BASIC_AUTH,
+  ...gates,
+  responses: {
+    200: jsonContent(GateConfigSchema, "The gate's configuration."),
+    ...problemResponses(401, 403),
   },
 });

@@ -11,7 +11,7 @@ export const AdmissionRequestSchema = z
       .string({ error: "Must be the text read from the ticket's QR code." })
       .min(1, { error: "Must be 1 to 512 characters." })
       .max(512, { error: "Must be 1 to 512 characters." })
-      .openapi({ description: "The text read from the ticket's QR code, as scanned.", example: "MT1.K1.E20261201.UJ5BLDTEOEJ3TDDGHK3VNBKN6I.2ZQ7XQ5YHJY5F3NWX5JVNO2ZQA" }),
+      .openapi({ description: "The text read from the ticket's QR code, as scanned.", example: "eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA" }),
   })
   .openapi("AdmissionRequest", { description: "A scanned ticket code." });
 
@@ -37,6 +37,7 @@ export const AdmissionProblemSchema = z
         "/problems/ticket-cancelled",
         "/problems/not-valid-today",
         "/problems/too-early",
+        "/problems/too-late",
         "/problems/invalid-ticket-code",
       ])
       .openapi({ description: "What a gate program switches on." }),
@@ -50,6 +51,7 @@ export const AdmissionProblemSchema = z
     cancelledAt: Timestamp.optional().openapi({ description: "ticket-cancelled: when it was cancelled." }),
     ticketDate: DateSchema.optional().openapi({ description: "not-valid-today: the day the ticket is for." }),
     entryTime: TimeSchema.optional().openapi({ description: "too-early: the ticket's entry time." }),
+    timeClose: TimeSchema.optional().openapi({ description: "too-late: today's closing time." }),
   })
   .openapi("AdmissionProblem", { description: "A refused admission (RFC 9457 problem details)." });
 
@@ -95,3 +97,39 @@ export const RevocationFeedSchema = z
   })
   .openapi("RevocationFeed", { description: "Ticket codes revoked after the cursor: an offline gate refuses them." });
 export type RevocationFeed = z.infer<typeof RevocationFeedSchema>;
+
+export const GateKeySetSchema = z
+  .object({
+    keys: z.array(
+      z
+        .object({
+          kty: z.literal("OKP"),
+          crv: z.literal("Ed25519"),
+          x: z.string().openapi({ description: "The public key, base64url (RFC 8037).", example: "flaSZCZjIt7lggJQ090s79PwzeLp6yXyvBlwvWP6IV0" }),
+          kid: z.string().openapi({ description: "The key's id: the `kid` of the codes it signs (at most 8 characters).", example: "K1" }),
+          alg: z.literal("EdDSA"),
+          use: z.literal("sig"),
+        })
+        .openapi("GateKey"),
+    ),
+  })
+  .openapi("GateKeySet", { description: "A JWK Set (RFC 7517): every key whose codes can be admitted, the next one included once it is published." });
+
+export const GateConfigSchema = z
+  .object({
+    timeZone: z.string().openapi({ description: "The museum's IANA time zone: what today and now mean at the gate.", example: "America/New_York" }),
+    admissionEarlyMinutes: z.number().int().openapi({ description: "How long before its entry time a timed ticket is admitted.", example: 15 }),
+    categories: z.array(z.object({ categoryId: z.string(), name: z.string() })).openapi({ description: "The active categories (a code's `cat`)." }),
+    days: z
+      .array(
+        z.object({
+          date: DateSchema,
+          timeOpen: TimeSchema,
+          timeClose: TimeSchema.openapi({ description: "General tickets (timed or not) are admitted until then; event tickets all day." }),
+          entrySlots: z.array(TimeSchema).optional().openapi({ description: "Timed days: the slots' start times." }),
+        }),
+      )
+      .openapi({ description: "Today and the next 6 days, open days only." }),
+  })
+  .openapi("GateConfig", { description: "What a gate needs to judge a code alone: the rules of the coming days." });
+export type GateConfig = z.infer<typeof GateConfigSchema>;

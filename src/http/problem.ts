@@ -98,6 +98,7 @@ export const PROBLEM_TYPES = {
   ticketCancelled: "/problems/ticket-cancelled",
   notValidToday: "/problems/not-valid-today",
   tooEarly: "/problems/too-early",
+  tooLate: "/problems/too-late",
   invalidTicketCode: "/problems/invalid-ticket-code",
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",

@@ -1,304 +1,176 @@
 /**
- * The signed ticket token carried by a ticket's QR code.
+ * The code a ticket's QR carries: a compact JWS (RFC 7515) signed with
+ * Ed25519 (RFC 8037), so a gate checks it offline with the published keys
+ * (code-keys.ts) and any JOSE library reads it.
  *
- *   MT1.<KID>.<T><YYYYMMDD>.<ID>.<SIG>
+ *   BASE64URL({"alg":"EdDSA","kid":"K2"}) . BASE64URL({"tid","typ","date","cat","eid"?,"ent"?}) . BASE64URL(signature)
  *
- * - `MT1`   format and version ("Museum Ticket", version 1).
- * - `KID`   id of the signing key, 1–8 of `0-9 A-Z` (rotation: see docs/ticket-image.md).
- * - `T`     ticket type: `G` general entry, `E` special event.
- * - `YYYYMMDD` the ticket date.
- * - `ID`    the 16 bytes of the ticketId (a UUID), RFC 4648 base32, no padding: 26 characters.
- * - `SIG`   HMAC-SHA256 over everything before the last `.`, truncated to its first
- *           128 bits, base32 without padding: 26 characters.
- *
- * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
- * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
+ * Nothing optional in the header and nothing of the buyer in the payload:
+ * at most 350 characters, ASCII only (a version-13 QR at most).
+ * Codes printed before these (HMAC, legacy-token.ts) are still admitted online.
  */
-import { notConfigured } from "../http/problem";
-import { toHex } from "../platform/crypto";
-import { log } from "../platform/log";
 import type { TicketType } from "../tickets/schemas";
+import type { CodeKeySet, CodeSigner } from "./code-keys";
 
-export type SigningKey = { id: string; secret: string };
-export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };
+/** What a code says: exactly what a gate needs to judge it. */
+export type TicketCodeClaims = {
+  tid: string;
+  typ: TicketType;
+  date: string;
+  cat: string;
+  /** Event tickets. */
+  eid?: string;
+  /** Timed (general) tickets. */
+  ent?: string;
+};
 
-export type VerifiedTicketToken = {
+/** The ticket as signing needs it. */
+export type TicketToSign = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: string;
-  keyId: string;
+  category: string;
+  eventId?: string;
+  entryTime?: string;
 };
 
-const TOKEN_VERSION = "MT1";
-/** Key ids: short, and inside the QR alphanumeric set. */
-const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
-/** Secrets shorter than this are refused (32 characters: at least 128 bits even as hex). */
-const MIN_SECRET_LENGTH = 32;
-/** Key id used when TICKET_SIGNING_KEY_ID is not set. */
-const DEFAULT_KEY_ID = "K1";
-/**
- * The longest well-formed token (an 8-character key id).
- * @internal (for tests)
- */
-export const MAX_TOKEN_LENGTH = TOKEN_VERSION.length + 1 + 8 + 1 + 9 + 1 + 26 + 1 + 26;
+/** The longest code this service signs is 337 characters (an event ticket, an 8-character kid, a 20-character category). */
+export const MAX_CODE_LENGTH = 350;
 
-const SIG_BYTES = 16;
-const TOKEN_PATTERN = /^MT1\.([0-9A-Z]{1,8})\.([GE])(\d{8})\.([A-Z2-7]{26})\.([A-Z2-7]{26})$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const CATEGORY = /^[a-z0-9-]{1,20}$/;
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+/** Header `alg` values that name EdDSA over Ed25519 (RFC 8037; `Ed25519`: RFC 9864). */
+const ED25519_ALGS = new Set(["EdDSA", "Ed25519"]);
+const SIGNATURE_BYTES = 64;
 
 const encoder = new TextEncoder();
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-// ---------------------------------------------------------------------------
-// Keys
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 
-type KeyEnv = {
-  TICKET_SIGNING_KEY?: string;
-  TICKET_SIGNING_KEY_ID?: string;
-  TICKET_SIGNING_KEYS_PREVIOUS?: string;
-};
-
-/**
- * Reads the signing keys from the Worker's environment.
- *
- * - `TICKET_SIGNING_KEY` (secret, required): at least 32 characters.
- * - `TICKET_SIGNING_KEY_ID` (optional, default `K1`): 1–8 of `0-9 A-Z`.
- * - `TICKET_SIGNING_KEYS_PREVIOUS` (secret, optional): keys that still verify but
- *   no longer sign, as `KID:secret` pairs separated by commas, e.g. `K0:…,KA:…`.
- *
- * Throws an Error naming the variable (never its value) when something is wrong.
- */
-export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
-  const secret = env.TICKET_SIGNING_KEY?.trim();
-  if (!secret) {
-    throw new Error(
-      "TICKET_SIGNING_KEY is not set: ticket QR codes cannot be signed. " +
-        "Set it with `wrangler secret put TICKET_SIGNING_KEY` (locally in .dev.vars, see .dev.vars.example).",
-    );
+/** The bytes of canonical unpadded base64url text, or null (another spelling of the same bytes is not this code). */
+function fromBase64url(text: string): Uint8Array | null {
+  if (!SEGMENT.test(text) || text.length % 4 === 1) return null;
+  let binary: string;
+  try {
+    binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
   }
-  checkSecret("TICKET_SIGNING_KEY", secret);
-  const id = env.TICKET_SIGNING_KEY_ID?.trim() || DEFAULT_KEY_ID;
-  checkKeyId("TICKET_SIGNING_KEY_ID", id);
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return base64url(bytes) === text ? bytes : null;
+}
 
-  const previous: SigningKey[] = [];
-  const list = env.TICKET_SIGNING_KEYS_PREVIOUS?.trim();
-  if (list) {
-    for (const [index, entry] of list.split(",").entries()) {
-      const item = entry.trim();
-      if (item === "") continue;
-      const colon = item.indexOf(":");
-      const where = `TICKET_SIGNING_KEYS_PREVIOUS entry ${index + 1}`;
-      if (colon < 0) throw new Error(`${where} is not of the form KID:secret.`);
-      const prevId = item.slice(0, colon).trim();
-      const prevSecret = item.slice(colon + 1).trim();
-      checkKeyId(where, prevId);
-      checkSecret(where, prevSecret);
-      if (prevId === id || previous.some((k) => k.id === prevId)) {
-        throw new Error(`${where}: key id ${prevId} is used twice; every key needs its own id.`);
-      }
-      previous.push({ id: prevId, secret: prevSecret });
-    }
+function isCalendarDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** The claims of a ticket, in the order they are written. Throws on a ticket no code can name. */
+function claimsOf(ticket: TicketToSign): TicketCodeClaims {
+  const tid = ticket.ticketId.toLowerCase();
+  if (!UUID.test(tid)) throw new Error("signTicketCode: ticketId is not a UUID.");
+  if (ticket.ticketType !== "general" && ticket.ticketType !== "event") throw new Error("signTicketCode: ticketType is neither general nor event.");
+  if (!isCalendarDate(ticket.ticketDate)) throw new Error("signTicketCode: ticketDate is not a YYYY-MM-DD calendar date.");
+  if (!CATEGORY.test(ticket.category)) throw new Error("signTicketCode: category is not a category id.");
+  const claims: TicketCodeClaims = { tid, typ: ticket.ticketType, date: ticket.ticketDate, cat: ticket.category };
+  if (ticket.ticketType === "event") {
+    const eid = ticket.eventId?.toLowerCase();
+    if (eid === undefined || !UUID.test(eid)) throw new Error("signTicketCode: an event ticket needs its eventId.");
+    claims.eid = eid;
   }
-  return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
-}
-
-// The keys of each env object (one per isolate in production), parsed once.
-const parsedKeys = new WeakMap<object, SigningKeys | Error>();
-
-function keysOrError(env: KeyEnv): SigningKeys | Error {
-  let parsed = parsedKeys.get(env);
-  if (!parsed) {
-    try {
-      parsed = signingKeysFromEnv(env);
-    } catch (error) {
-      parsed = error instanceof Error ? error : new Error(String(error));
-    }
-    parsedKeys.set(env, parsed);
+  if (ticket.entryTime !== undefined) {
+    if (ticket.ticketType !== "general" || !TIME.test(ticket.entryTime)) throw new Error("signTicketCode: entryTime is not the HH:mm of a general ticket.");
+    claims.ent = ticket.entryTime;
   }
-  return parsed;
+  return claims;
 }
 
-/**
- * The signing keys of the Worker's environment, parsed once per env object.
- * Missing or malformed: a 503 problem that names no secret (the log and
- * /healthz name the variable), thrown before anything is written.
- */
-export function signingKeysOf(env: KeyEnv): SigningKeys {
-  const parsed = keysOrError(env);
-  if (parsed instanceof Error) {
-    log.error("ticket signing keys are not configured", { reason: parsed.message });
-    throw notConfigured("Ticket codes cannot be signed or checked right now.");
+/** Signs the ticket's code with `signer`. Ed25519 is deterministic: one ticket and key, one code. */
+export async function signTicketCode(ticket: TicketToSign, signer: CodeSigner): Promise<string> {
+  const header = base64url(encoder.encode(JSON.stringify({ alg: "EdDSA", kid: signer.kid })));
+  const payload = base64url(encoder.encode(JSON.stringify(claimsOf(ticket))));
+  const input = `${header}.${payload}`;
+  const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", await signer.privateKey, encoder.encode(input)));
+  return `${input}.${base64url(signature)}`;
+}
+
+/** A JSON object with exactly the members `required` and no others than those and `optional`, or null. */
+function strictObject(bytes: Uint8Array, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return null;
   }
-  return parsed;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const members = Object.keys(value);
+  if (!required.every((name) => members.includes(name))) return null;
+  if (!members.every((name) => required.includes(name) || optional.includes(name))) return null;
+  return value as Record<string, unknown>;
 }
 
-/** Why the signing keys cannot be used (naming the variable, never its value), or null when they can. */
-export function signingKeysProblem(env: KeyEnv): string | null {
-  const parsed = keysOrError(env);
-  return parsed instanceof Error ? parsed.message : null;
-}
-
-function checkKeyId(where: string, id: string): void {
-  if (!KEY_ID_PATTERN.test(id)) {
-    throw new Error(`${where}: the key id must be 1–8 characters of 0-9 and A-Z (upper case).`);
-  }
-}
-
-function checkSecret(where: string, secret: string): void {
-  if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`${where}: the secret is shorter than ${MIN_SECRET_LENGTH} characters.`);
-  }
-}
-
-// One imported CryptoKey per secret, per isolate.
-const keyCache = new Map<string, Promise<CryptoKey>>();
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keyCache.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    key.catch(() => keyCache.delete(secret));
-    keyCache.set(secret, key);
-  }
-  return key;
-}
-
-async function mac(secret: string, message: string): Promise<Uint8Array> {
-  const full = await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(message));
-  return new Uint8Array(full).slice(0, SIG_BYTES);
-}
-
-/** Constant-time equality of two byte strings of the same (public) length. */
-function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  // Workers' own constant-time comparison; a branch-free loop elsewhere (Node scripts).
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
-  if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
-  let diff = 0;
-  for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
-// ---------------------------------------------------------------------------
-// Encoding
-
-/**
- * RFC 4648 base32, upper case, no padding.
- * @internal (for tests)
- */
-export function base32Encode(bytes: Uint8Array): string {
-  let out = "";
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += BASE32[(buffer >>> bits) & 31];
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31];
-  return out;
-}
-
-/**
- * Decodes unpadded upper-case base32 to exactly `length` bytes; null unless the
- * text is the canonical encoding (right length, unused trailing bits zero).
- * @internal (for tests)
- */
-export function base32Decode(text: string, length: number): Uint8Array | null {
-  if (text.length !== Math.ceil((length * 8) / 5)) return null;
-  const out = new Uint8Array(length);
-  let buffer = 0;
-  let bits = 0;
-  let index = 0;
-  for (const ch of text) {
-    const value = BASE32.indexOf(ch);
-    if (value < 0) return null;
-    buffer = (buffer << 5) | value;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out[index++] = (buffer >>> bits) & 0xff;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return buffer === 0 ? out : null;
-}
-
-function uuidToBytes(uuid: string): Uint8Array {
-  const hex = uuid.replaceAll("-", "");
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
-}
-
-function bytesToUuid(bytes: Uint8Array): string {
-  const hex = toHex(bytes);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** True for a real calendar date YYYY-MM-DD (no time zone involved). */
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day <= days;
-}
-
-// ---------------------------------------------------------------------------
-// Sign and verify
-
-/** Signs a token for the ticket with the current key. Throws on a malformed ticket. */
-export async function signTicketToken(
-  ticket: { ticketId: string; ticketType: TicketType; ticketDate: string },
-  keys: SigningKeys,
-): Promise<string> {
-  if (!UUID_PATTERN.test(ticket.ticketId)) throw new Error("signTicketToken: ticketId is not a UUID.");
-  if (ticket.ticketType !== "general" && ticket.ticketType !== "event") {
-    throw new Error("signTicketToken: ticketType is neither general nor event.");
-  }
-  const date = DATE_PATTERN.exec(ticket.ticketDate);
-  if (!date || !isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))) {
-    throw new Error("signTicketToken: ticketDate is not a YYYY-MM-DD calendar date.");
-  }
-  const { id, secret } = keys.current;
-  if (!KEY_ID_PATTERN.test(id)) throw new Error("signTicketToken: the key id must be 1–8 of 0-9 A-Z.");
-
-  const type = ticket.ticketType === "general" ? "G" : "E";
-  const body = `${TOKEN_VERSION}.${id}.${type}${date[1]}${date[2]}${date[3]}.${base32Encode(uuidToBytes(ticket.ticketId))}`;
-  return `${body}.${base32Encode(await mac(secret, body))}`;
-}
-
-/**
- * Verifies a token against the current and previous keys. Returns what it names,
- * or null for anything not signed by one of those keys (never throws on input).
- */
-export async function verifyTicketToken(token: string, keys: SigningKeys): Promise<VerifiedTicketToken | null> {
-  if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH) return null;
-  const match = TOKEN_PATTERN.exec(token);
-  if (!match) return null;
-  const [, keyId, type, yyyymmdd, id32, sig32] = match as unknown as [string, string, "G" | "E", string, string, string];
-
-  const key = [keys.current, ...(keys.previous ?? [])].find((k) => k.id === keyId);
-  if (!key) return null;
-  const idBytes = base32Decode(id32, 16);
-  const signature = base32Decode(sig32, SIG_BYTES);
-  if (!idBytes || !signature) return null;
-
-  const body = token.slice(0, token.lastIndexOf("."));
-  if (!timingSafeEqual(await mac(key.secret, body), signature)) return null;
-
-  const year = Number(yyyymmdd.slice(0, 4));
-  const month = Number(yyyymmdd.slice(4, 6));
-  const day = Number(yyyymmdd.slice(6, 8));
-  if (!isCalendarDate(year, month, day)) return null;
+/** The claims, when they are exactly what this service signs. */
+function claimsIn(payload: Record<string, unknown>): TicketCodeClaims | null {
+  const { tid, typ, date, cat, eid, ent } = payload;
+  if (typeof tid !== "string" || !UUID.test(tid)) return null;
+  if (typ !== "general" && typ !== "event") return null;
+  if (typeof date !== "string" || !isCalendarDate(date)) return null;
+  if (typeof cat !== "string" || !CATEGORY.test(cat)) return null;
+  if ((typ === "event") !== (eid !== undefined)) return null;
+  if (eid !== undefined && (typeof eid !== "string" || !UUID.test(eid))) return null;
+  if (ent !== undefined && (typeof ent !== "string" || !TIME.test(ent) || typ !== "general")) return null;
   return {
-    ticketId: bytesToUuid(idBytes),
-    ticketType: type === "G" ? "general" : "event",
-    ticketDate: `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`,
-    keyId,
+    tid,
+    typ,
+    date,
+    cat,
+    ...(eid === undefined ? {} : { eid: eid as string }),
+    ...(ent === undefined ? {} : { ent: ent as string }),
   };
+}
+
+/** True when the text has the shape of a compact JWS (three base64url segments), so it is judged as one. */
+export function looksLikeTicketCode(code: string): boolean {
+  return code.split(".").length === 3;
+}
+
+/**
+ * The claims of a genuine code signed by a key of `keys`, or null for
+ * anything else (never throws on input): another `alg` (`none`, `HS256`…),
+ * an unknown `kid`, a header or payload with a member more or less, an
+ * altered or truncated code.
+ */
+export async function verifyTicketCode(code: string, keys: CodeKeySet): Promise<(TicketCodeClaims & { kid: string }) | null> {
+  if (typeof code !== "string" || code.length > MAX_CODE_LENGTH) return null;
+  const segments = code.split(".");
+  if (segments.length !== 3) return null;
+  const [headerText, payloadText, signatureText] = segments as [string, string, string];
+  const headerBytes = fromBase64url(headerText);
+  const payloadBytes = fromBase64url(payloadText);
+  const signature = fromBase64url(signatureText);
+  if (!headerBytes || !payloadBytes || !signature || signature.byteLength !== SIGNATURE_BYTES) return null;
+  const header = strictObject(headerBytes, ["alg", "kid"]);
+  if (!header || typeof header.alg !== "string" || !ED25519_ALGS.has(header.alg) || typeof header.kid !== "string") return null;
+  const verifier = keys.verifiers.get(header.kid);
+  if (!verifier) return null;
+  const payload = strictObject(payloadBytes, ["tid", "typ", "date", "cat"], ["eid", "ent"]);
+  const claims = payload && claimsIn(payload);
+  if (!claims) return null;
+  let genuine: boolean;
+  try {
+    genuine = await crypto.subtle.verify("Ed25519", await verifier, signature, encoder.encode(`${headerText}.${payloadText}`));
+  } catch {
+    return null;
+  }
+  return genuine ? { ...claims, kid: header.kid } : null;
 }

@@ -379,15 +379,21 @@ export function selectCancelledBy(db: Db, cancellationId: string): Step<Cancelle
   );
 }
 
+/** When a gate admits now: the museum's date and time, and the latest entry time it admits. */
+export type AdmissionMoment = { today: IsoDate; time: string; latestEntryTime: string };
+
 /**
- * True while the ticket `ticketId` can be admitted now: valid (sold, not held), dated `today`,
- * and (timed) its entry time no later than `latestEntryTime`.
+ * True while the ticket `ticketId` can be admitted now: valid (sold, not
+ * held), dated `today`, (timed) its entry time no later than
+ * `latestEntryTime`, and (general) before `closes` (an SQL `HH:mm`, NULL: no
+ * closing known).
  */
-export function ticketAdmittable(ticketId: string, today: IsoDate, latestEntryTime: string): Sql {
+export function ticketAdmittable(ticketId: string, moment: AdmissionMoment, closes: Sql): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets t
-                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today} AND t.hold_until IS NULL
+                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${moment.today} AND t.hold_until IS NULL
                         AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
-                        AND (t.entry_time IS NULL OR t.entry_time <= ${latestEntryTime}))`;
+                        AND (t.entry_time IS NULL OR t.entry_time <= ${moment.latestEntryTime})
+                        AND (t.ticket_type = 'event' OR COALESCE(${moment.time} < ${closes}, 1)))`;
 }
 
 /** Marks the ticket admitted at `admittedAt` when `admitted` (an SQL condition: its admission is on record) holds. */

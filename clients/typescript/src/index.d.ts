@@ -77,3 +77,53 @@ export declare function getTicketImage(
   ticketId: string,
   options?: { etag?: string | null },
 ): Promise<TicketImage>;
+
+export type GateKeySet = Schemas["GateKeySet"];
+export type GateConfig = Schemas["GateConfig"];
+
+/** What a genuine ticket code says (its JWS payload), and the key that signed it. */
+export interface TicketCodeClaims {
+  tid: string;
+  typ: "general" | "event";
+  date: string;
+  cat: string;
+  eid?: string;
+  ent?: string;
+  kid: string;
+}
+
+/** The ticket a genuine code names. */
+export interface CheckedTicket {
+  ticketId: string;
+  ticketType: "general" | "event";
+  ticketDate: string;
+  category: string;
+  eventId?: string;
+  entryTime?: string;
+}
+
+/** An offline gate's judgement of a code: what `POST /admissions` would answer. */
+export type TicketCodeCheck =
+  | { outcome: "invalid-ticket-code" }
+  | (CheckedTicket & { outcome: "admitted" | "not-valid-today" | "too-early" | "revoked" })
+  | (CheckedTicket & { outcome: "too-late"; timeClose: string });
+
+export interface TicketCodeCheckInput {
+  /** The text read from the ticket's QR code. */
+  code: string;
+  /** `GET /gate/keys`. */
+  keys: GateKeySet;
+  /** `GET /gate/config`. */
+  config: GateConfig;
+  /** The ticket ids of `GET /gate/revocations`. */
+  revoked?: Iterable<string>;
+  /** The gate's clock; now by default. */
+  now?: Date;
+}
+
+/** Verifies a code's Ed25519 signature (WebCrypto) and shape against a JWK Set; null when it is not genuine. */
+export declare function verifyTicketCode(code: string, keys: GateKeySet): Promise<TicketCodeClaims | null>;
+/** Judges a code as the service would, from what the gate synced. */
+export declare function checkTicketCode(input: TicketCodeCheckInput): Promise<TicketCodeCheck>;
+/** The museum's date and `HH:mm` time at `now` in `timeZone`. */
+export declare function museumNow(timeZone: string, now: Date): { today: string; time: string };

@@ -321,7 +321,7 @@ export interface paths {
         put?: never;
         /**
          * Admit a ticket at the gate
-         * @description Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
+         * @description Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
          */
         post: operations["admitTicket"];
         delete?: never;
@@ -362,6 +362,46 @@ export interface paths {
          * @description The codes a gate must not admit (tickets cancelled, codes of a withdrawn key) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.
          */
         get: operations["listRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gate/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys ticket codes are signed with
+         * @description A JWK Set: the Ed25519 public keys (RFC 8037) that verify ticket codes, for a gate that checks codes offline. A new key is listed at least 48 hours before it signs; a withdrawn key is gone at once (docs/admission.md). Roles: gate, admin.
+         */
+        get: operations["getGateKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gate/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rules a gate judges codes by
+         * @description The time zone, the early-entry window, the category names and the open days (hours, entry slots) of today and the next 6 days: what a gate needs to tell not today, too early and too late as the service does. Roles: gate, admin.
+         */
+        get: operations["getGateConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1358,7 +1398,7 @@ export interface components {
              * @description What a gate program switches on.
              * @enum {string}
              */
-            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/invalid-ticket-code";
+            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/too-late" | "/problems/invalid-ticket-code";
             title: string;
             status: number;
             detail: string;
@@ -1389,12 +1429,17 @@ export interface components {
              * @example 09:00
              */
             entryTime?: string;
+            /**
+             * @description too-late: today's closing time.
+             * @example 09:00
+             */
+            timeClose?: string;
         };
         /** @description A scanned ticket code. */
         AdmissionRequest: {
             /**
              * @description The text read from the ticket's QR code, as scanned.
-             * @example MT1.K1.E20261201.UJ5BLDTEOEJ3TDDGHK3VNBKN6I.2ZQ7XQ5YHJY5F3NWX5JVNO2ZQA
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA
              */
             code: string;
         };
@@ -1483,6 +1528,65 @@ export interface components {
              * @example eyJwIjoxMjM0fQ
              */
             next: string;
+        };
+        /** @description A JWK Set (RFC 7517): every key whose codes can be admitted, the next one included once it is published. */
+        GateKeySet: {
+            keys: components["schemas"]["GateKey"][];
+        };
+        GateKey: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /**
+             * @description The public key, base64url (RFC 8037).
+             * @example flaSZCZjIt7lggJQ090s79PwzeLp6yXyvBlwvWP6IV0
+             */
+            x: string;
+            /**
+             * @description The key's id: the `kid` of the codes it signs (at most 8 characters).
+             * @example K1
+             */
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        /** @description What a gate needs to judge a code alone: the rules of the coming days. */
+        GateConfig: {
+            /**
+             * @description The museum's IANA time zone: what today and now mean at the gate.
+             * @example America/New_York
+             */
+            timeZone: string;
+            /**
+             * @description How long before its entry time a timed ticket is admitted.
+             * @example 15
+             */
+            admissionEarlyMinutes: number;
+            /** @description The active categories (a code's `cat`). */
+            categories: {
+                categoryId: string;
+                name: string;
+            }[];
+            /** @description Today and the next 6 days, open days only. */
+            days: {
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                date: string;
+                /** @example 09:00 */
+                timeOpen: string;
+                /**
+                 * @description General tickets (timed or not) are admitted until then; event tickets all day.
+                 * @example 09:00
+                 */
+                timeClose: string;
+                /** @description Timed days: the slots' start times. */
+                entrySlots?: string[];
+            }[];
         };
         /** @description The ticket as cancelled now, and its refund. */
         TicketCancellation: components["schemas"]["TicketStatus"] & {
@@ -3881,7 +3985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket, timed or not, after today's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4024,6 +4128,136 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGateKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateKeySet"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGateConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gate's configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateConfig"];
                 };
             };
             /** @description Credentials missing or wrong. */
