@@ -4,4 +4,6 @@ import * as routes from "./routes";
 
 export const admissionRouter = createRouter()
   .openapi(routes.admitTicket, handlers.admitTicket)
-  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary);
+  .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary)
+  .openapi(routes.uploadOfflineScans, handlers.uploadOfflineScans)
+  .openapi(routes.listAdmissionConflicts, handlers.listAdmissionConflicts);
