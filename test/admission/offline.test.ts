@@ -2,42 +2,10 @@
 // "Gates that keep working offline"), through the real Worker and D1.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { ACCOUNTS, api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
 import { buy, cancel, createEvent, type PurchaseResponse } from "../tickets/fixtures";
-
-const keys = signingKeysFromEnv(env);
-const HOUR = 3_600_000;
-const MINUTE = 60_000;
-
-export type Scan = { scanId: string; code: string; scannedAt: string };
-export type Result = { scanId: string; outcome: string; ticketId?: string; scannedAt: string; deviceScannedAt: string; admittedAt?: string };
-export type Conflict = Omit<Result, "outcome"> & { outcome: string; gate: string };
-
-/** Sends an upload (by default as the gate, its clock right: `sentAt` now). */
-export function upload(scans: Scan[], options: { as?: "gate" | "admin" | "sales"; sentAt?: string; headers?: Record<string, string> } = {}) {
-  return api("/v1.1/admissions/offline", {
-    method: "POST",
-    as: options.headers?.Authorization ? null : (options.as ?? "gate"),
-    json: { sentAt: options.sentAt ?? new Date().toISOString(), scans },
-    headers: options.headers,
-  });
-}
-
-export async function resultsOf(res: Response): Promise<Result[]> {
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { results: Result[] }).results;
-}
-
-/** A scan of `code` made `ago` milliseconds before now (by a right clock). */
-export function scanOf(code: string, ago = MINUTE): Scan {
-  return { scanId: crypto.randomUUID(), code, scannedAt: new Date(Date.now() - ago).toISOString() };
-}
-
-export function codeOf(ticket: { ticketId: string; ticketType: "general" | "event"; ticketDate: string }) {
-  return signTicketToken(ticket, keys);
-}
+import { codeOf, type Conflict, HOUR, MINUTE, resultsOf, scanOf, upload } from "./offline-helpers";
 
 /** Opens `day` 09:00–18:00 (timed: hourly slots). */
 async function openDay(day: string, timed = false) {
