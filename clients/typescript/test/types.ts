@@ -39,6 +39,8 @@ export async function admit(code: string): Promise<string> {
       return `valid on ${refusal.ticketDate ?? "?"}`;
     case "/problems/too-early":
       return `entry from ${refusal.entryTime ?? "?"}`;
+    case "/problems/too-late":
+      return `closed at ${refusal.timeClose ?? "?"}`;
     case "/problems/ticket-cancelled":
     case "/problems/invalid-ticket-code":
       return refusal.detail;
