@@ -12,9 +12,13 @@
 // a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; an
 // order of two at the box office, one ticket taken back (refund, new image,
 // 409 ticket-cancelled at the gate), the other admitted, so the order has
-// nothing left to cancel; the day's attendance. Exits non-zero on the first unmet expectation. Every call
+// nothing left to cancel; scans a gate made offline uploaded later (its clock
+// an hour behind): one admitted, one a conflict (its ticket admitted online
+// before), the same upload again answering the same, the day's conflicts;
+// the day's attendance. Exits non-zero on the first unmet expectation. Every call
 // goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
@@ -161,6 +165,43 @@ async function run({ admin, sales, gate }) {
   );
   assert.equal(expectStatus(orderCancel, 409, "cancelling the rest of the order").type, "/problems/nothing-to-cancel");
 
+  // A gate offline, its clock an hour behind, uploads two scans: one admits, one is a conflict.
+  const { eventId: offline } = expectStatus(await event("E2E offline", [today]), 201, "admin creates a fifth event");
+  const offlineTicket = expectStatus(await buy(offline, today), 201, "sales buys a ticket for it");
+  const offlineCode = readTicketCode((await ticketImage(sales, offlineTicket.ticketId)).body);
+  const deviceNow = Date.now() - 60 * 60 * 1000;
+  const deviceTime = (minutesAgo) => new Date(deviceNow - minutesAgo * 60 * 1000).toISOString();
+  const upload = {
+    sentAt: deviceTime(0),
+    scans: [
+      { scanId: randomUUID(), code: offlineCode, scannedAt: deviceTime(2) },
+      { scanId: randomUUID(), code, scannedAt: deviceTime(5) },
+    ],
+  };
+  const uploaded = expectStatus(answer(await gate.POST("/admissions/offline", { body: upload })), 200, "the gate uploads two offline scans");
+  assert.deepEqual(
+    uploaded.results.map((r) => [r.scanId, r.outcome, r.ticketId]),
+    [
+      [upload.scans[0].scanId, "admitted", offlineTicket.ticketId],
+      [upload.scans[1].scanId, "already-admitted", ticket.ticketId],
+    ],
+  );
+  const corrected = Date.parse(uploaded.results[0].scannedAt) - Date.parse(uploaded.results[0].deviceScannedAt);
+  assert.ok(Math.abs(corrected - 60 * 60 * 1000) < 60 * 1000, `the scan's time corrected by an hour, not ${corrected} ms`);
+  assert.equal(uploaded.results[0].admittedAt, uploaded.results[0].scannedAt);
+  assert.equal(expectStatus(await ticketStatus(offlineTicket.ticketId), 200, "the offline-admitted ticket").status, "admitted");
+  const resent = expectStatus(answer(await gate.POST("/admissions/offline", { body: upload })), 200, "the same upload again");
+  assert.deepEqual(resent, uploaded);
+  const conflicts = expectStatus(
+    answer(await admin.GET("/admissions/conflicts", { params: { query: { date: today } } })),
+    200,
+    "admin reads today's conflicts",
+  );
+  assert.deepEqual(
+    conflicts.map((c) => [c.scanId, c.ticketId, c.outcome, c.gate, c.admittedAt]),
+    [[upload.scans[1].scanId, ticket.ticketId, "already-admitted", "e2e-gate", admitted.admittedAt]],
+  );
+
   // The day's attendance.
   const summary = expectStatus(
     answer(await admin.GET("/admissions/summary", { params: { query: { date: today } } })),
@@ -179,6 +220,11 @@ async function run({ admin, sales, gate }) {
     summary.events.find((e) => e.eventId === family),
     { eventId: family, name: "E2E box office", sold: 2, admitted: 1, cancelled: 1 },
   );
+  assert.deepEqual(
+    summary.events.find((e) => e.eventId === offline),
+    { eventId: offline, name: "E2E offline", sold: 1, admitted: 1, cancelled: 0 },
+  );
+  assert.equal(summary.conflicts, 1);
 }
 
 runMain(async () => {

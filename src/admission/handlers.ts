@@ -1,24 +1,22 @@
 import type { AppRouteHandler } from "../http/types";
-import { museumNowIn, todayIn } from "../platform/dates";
+import { todayIn } from "../platform/dates";
 import { settingsOf } from "../settings";
 import { codeKeysOf, publicKeySet, signingKeysOf } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
 import { gateConfigFrom } from "./gate";
+import { conflictsOn, judgeUpload } from "./offline";
 import { revocationsAfter } from "./revocations";
 import type * as routes from "./routes";
 
 export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
-  const now = new Date();
-  const { today, time } = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE, now);
   const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
     codeKeys: codeKeysOf(c.env),
     keys: signingKeysOf(c.env),
-    today,
-    time,
+    timeZone: settingsOf(c.env).MUSEUM_TIMEZONE,
     earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
     gate: c.var.principal.name,
-    now,
+    now: new Date(),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   c.header("Cache-Control", "no-store");
@@ -48,4 +46,23 @@ export const getGateConfig: AppRouteHandler<typeof routes.getGateConfig> = async
   const today = todayIn(settings.MUSEUM_TIMEZONE);
   c.header("Cache-Control", "no-store");
   return c.json(await gateConfigFrom(c.var.db, today, { timeZone: settings.MUSEUM_TIMEZONE, earlyMinutes: settings.ADMISSION_EARLY_MINUTES }), 200);
+};
+
+export const uploadOfflineScans: AppRouteHandler<typeof routes.uploadOfflineScans> = async (c) => {
+  const results = await judgeUpload(c.var.db, c.req.valid("json"), {
+    codeKeys: codeKeysOf(c.env),
+    keys: signingKeysOf(c.env),
+    timeZone: settingsOf(c.env).MUSEUM_TIMEZONE,
+    earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
+    gate: c.var.principal.name,
+    now: new Date(),
+  });
+  c.header("Cache-Control", "no-store");
+  return c.json({ results }, 200);
+};
+
+export const listAdmissionConflicts: AppRouteHandler<typeof routes.listAdmissionConflicts> = async (c) => {
+  const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  c.header("Cache-Control", "no-store");
+  return c.json(await conflictsOn(c.var.db, date), 200);
 };

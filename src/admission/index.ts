@@ -7,4 +7,6 @@ export const admissionRouter = createRouter()
   .openapi(routes.getAttendanceSummary, handlers.getAttendanceSummary)
   .openapi(routes.listRevocations, handlers.listRevocations)
   .openapi(routes.getGateKeys, handlers.getGateKeys)
-  .openapi(routes.getGateConfig, handlers.getGateConfig);
+  .openapi(routes.getGateConfig, handlers.getGateConfig)
+  .openapi(routes.uploadOfflineScans, handlers.uploadOfflineScans)
+  .openapi(routes.listAdmissionConflicts, handlers.listAdmissionConflicts);

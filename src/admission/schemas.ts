@@ -3,16 +3,17 @@ import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
 import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
 import { FeedNextSchema } from "../tickets/feed";
+import { isIsoDate } from "../platform/dates";
 import { EventIdOfTicket, EventNameOfTicket, TicketIdSchema, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
+const CodeSchema = z
+  .string({ error: "Must be the text read from the ticket's QR code." })
+  .min(1, { error: "Must be 1 to 512 characters." })
+  .max(512, { error: "Must be 1 to 512 characters." })
+  .openapi({ description: "The text read from the ticket's QR code, as scanned.", example: "eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA" });
+
 export const AdmissionRequestSchema = z
-  .strictObject({
-    code: z
-      .string({ error: "Must be the text read from the ticket's QR code." })
-      .min(1, { error: "Must be 1 to 512 characters." })
-      .max(512, { error: "Must be 1 to 512 characters." })
-      .openapi({ description: "The text read from the ticket's QR code, as scanned.", example: "eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA" }),
-  })
+  .strictObject({ code: CodeSchema })
   .openapi("AdmissionRequest", { description: "A scanned ticket code." });
 
 export const AdmissionSchema = z
@@ -51,7 +52,7 @@ export const AdmissionProblemSchema = z
     cancelledAt: Timestamp.optional().openapi({ description: "ticket-cancelled: when it was cancelled." }),
     ticketDate: DateSchema.optional().openapi({ description: "not-valid-today: the day the ticket is for." }),
     entryTime: TimeSchema.optional().openapi({ description: "too-early: the ticket's entry time." }),
-    timeClose: TimeSchema.optional().openapi({ description: "too-late: today's closing time." }),
+    timeClose: TimeSchema.optional().openapi({ description: "too-late: the day's closing time." }),
   })
   .openapi("AdmissionProblem", { description: "A refused admission (RFC 9457 problem details)." });
 
@@ -74,6 +75,7 @@ export const AttendanceSummarySchema = z
     date: DateSchema,
     general: z.object(CountedShape),
     events: z.array(z.object({ eventId: EventIdSchema, name: z.string(), ...CountedShape })),
+    conflicts: z.number().int().openapi({ description: "Offline scans of the day that conflict (`GET /admissions/conflicts`)." }),
   })
   .openapi("AttendanceSummary", { description: "Tickets sold, admitted and cancelled for one date." });
 export type AttendanceSummary = z.infer<typeof AttendanceSummarySchema>;
@@ -133,3 +135,73 @@ export const GateConfigSchema = z
   })
   .openapi("GateConfig", { description: "What a gate needs to judge a code alone: the rules of the coming days." });
 export type GateConfig = z.infer<typeof GateConfigSchema>;
+
+const DEVICE_TIME_ERROR = "Must be an RFC 3339 date-time with a time zone, such as 2026-12-01T14:03:07Z.";
+
+/** A time by the device's clock: RFC 3339 with `Z` or an offset, a real date. */
+const DeviceTimestamp = z
+  .iso.datetime({ offset: true, error: DEVICE_TIME_ERROR })
+  .refine((value) => isIsoDate(value.slice(0, 10)), { error: DEVICE_TIME_ERROR })
+  .openapi({ format: "date-time", example: "2026-12-01T14:03:07Z" });
+
+export const OfflineUploadSchema = z
+  .strictObject({
+    sentAt: DeviceTimestamp.openapi({ description: "When the device sent this upload, by its own clock: the service corrects every scan's time by the difference to its own." }),
+    scans: z
+      .array(
+        z.strictObject({
+          scanId: UuidSchema.openapi({ description: "A uuid the device made for this scan: sent again, it answers its first result." }),
+          code: CodeSchema,
+          scannedAt: DeviceTimestamp.openapi({ description: "When the device scanned the code, by its own clock." }),
+        }),
+        { error: "Must be a list of 1 to 500 scans." },
+      )
+      .min(1, { error: "Must be a list of 1 to 500 scans." })
+      .max(500, { error: "Must be a list of 1 to 500 scans." }),
+  })
+  .openapi("OfflineUpload", { description: "Scans a gate made offline, in the order it made them." });
+export type OfflineUpload = z.infer<typeof OfflineUploadSchema>;
+
+/** A scan's outcome that is a conflict: the device let the visitor in, the service did not admit. */
+const CONFLICT_OUTCOMES = [
+  "already-admitted",
+  "ticket-cancelled",
+  "cancelled-after-entry",
+  "not-valid-today",
+  "too-early",
+  "too-late",
+  "invalid-ticket-code",
+] as const;
+const OFFLINE_OUTCOMES = ["admitted", ...CONFLICT_OUTCOMES, "rejected"] as const;
+
+const OfflineScanShape = {
+  scanId: UuidSchema,
+  ticketId: TicketIdSchema.optional().openapi({ description: "The ticket a genuine code names." }),
+  scannedAt: Timestamp.openapi({ description: "When it was scanned, corrected by the upload's `sentAt` (RFC 3339, UTC)." }),
+  deviceScannedAt: Timestamp.openapi({ description: "When it was scanned by the device's own clock." }),
+};
+
+export const OfflineResultsSchema = z
+  .object({
+    results: z.array(
+      z.object({
+        ...OfflineScanShape,
+        outcome: z.enum(OFFLINE_OUTCOMES).openapi({ description: "`admitted`, a conflict (every other outcome but `rejected`), or `rejected`: too old or too far ahead to be judged." }),
+        admittedAt: Timestamp.optional().openapi({ description: "admitted, already-admitted: the ticket's admission." }),
+      }),
+    ),
+  })
+  .openapi("OfflineResults", { description: "Each scan's outcome, in the order of the upload's scans." });
+export type OfflineResult = z.infer<typeof OfflineResultsSchema>["results"][number];
+
+export const ConflictsSchema = z
+  .array(
+    z.object({
+      ...OfflineScanShape,
+      gate: z.string().openapi({ description: "The account that uploaded the scan.", example: "gate-north-1" }),
+      outcome: z.enum(CONFLICT_OUTCOMES),
+      admittedAt: Timestamp.optional().openapi({ description: "The ticket's admission, where it has one." }),
+    }),
+  )
+  .openapi("AdmissionConflicts", { description: "Offline scans that were let in but not admitted, in the order they were uploaded." });
+export type Conflict = z.infer<typeof ConflictsSchema>[number];

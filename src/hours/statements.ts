@@ -158,13 +158,6 @@ export function parsePlan(json: string | null): DayPlan | null {
   });
 }
 
-/** The closing time (`HH:mm`) of `date`, or null when the museum is closed that day. */
-export function selectClosingTime(db: Db, date: IsoDate): Step<string | null> {
-  return step(db, sql`SELECT ${planField(dayPlanOn(sql`${date}`), "timeClose")} AS time_close`, (result) => {
-    return read.first<{ time_close: string | null }>()(result)?.time_close ?? null;
-  });
-}
-
 /** A plan (JSON, as `dayPlanOn` gives it) as bound JSON, or NULL for a closed day. */
 export function planValue(plan: DayPlan | null): Sql {
   return sql`${plan === null ? null : JSON.stringify(plan)}`;

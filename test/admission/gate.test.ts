@@ -4,14 +4,15 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkTicketCode, type GateConfig, type GateKeySet } from "museum-api-client/gate";
-import { codeKeysOf, signingKeysFromEnv, signTicketToken, verifyTicketCode } from "../../src/ticket-image";
+import { codeKeysOf, codeSignerAt, signingKeysFromEnv, signTicketCode, signTicketToken, verifyTicketCode } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../support/d1-faults";
 import { api, expectProblem } from "../support/helpers";
 import { decodeQrPng } from "../support/qr-decode";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
-import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
+import { buy, createEvent, order, type OrderResponse, type PurchaseResponse } from "../tickets/fixtures";
+import { resultsOf, scanOf, upload } from "./offline-helpers";
 
 afterEach(() => clearD1Faults());
 
@@ -78,6 +79,25 @@ describe("codes at the gate", () => {
     }
     expect(details.size).toBe(1);
     expect(firedD1Faults()).toEqual([]);
+  });
+
+  it("reads Ed25519 codes in offline uploads too, and takes a code naming a held ticket (never sold, no image) for a forgery", async () => {
+    useClock("2031-03-04T15:00:00Z");
+    const ticket = await sold({ ticketType: "general", ticketDate: "2031-03-04" });
+    const code = await imageCode(ticket.ticketId);
+    const held = await order({ holdMinutes: 15, tickets: [{ ticketType: "general", ticketDate: "2031-03-04" }] });
+    expect(held.status).toBe(201);
+    const heldTicket = ((await held.json()) as OrderResponse).tickets[0]!;
+    const heldCode = await signTicketCode({ ...heldTicket, category: "adult" }, codeSignerAt(codeKeysOf(env), new Date()));
+
+    expect((await expectProblem(await scan(heldCode), 422)).type).toBe("/problems/invalid-ticket-code");
+    const results = await resultsOf(await upload([scanOf(code), scanOf(heldCode)]));
+    expect(results.map((r) => [r.ticketId, r.outcome])).toEqual([
+      [ticket.ticketId, "admitted"],
+      [heldTicket.ticketId, "invalid-ticket-code"],
+    ]);
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM admissions WHERE ticket_id = ?1").bind(heldTicket.ticketId).first<{ n: number }>();
+    expect(row!.n).toBe(0);
   });
 });
 

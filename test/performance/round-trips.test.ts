@@ -41,6 +41,9 @@ type Fixture = {
   forgedCode: string;
   /** Tickets to cancel, one per cancellation; an order to read and one to cancel. */
   cancellable: string[];
+  /** An upload of 500 offline scans (a few admit, most name no ticket), and one that reuses an uploaded scanId with another code. */
+  offlineUpload: unknown;
+  reusedScanId: unknown;
   orderId: string;
   cancellableOrderId: string;
   /** The confirmation code of cachedTicketId; the reference of an order. */
@@ -188,6 +191,21 @@ const BUDGETS: Budget[] = [
   { request: "GET /gate/revocations", roundTrips: 1, status: 200, as: "gate", send: () => send("GET", "/v1.1/gate/revocations", undefined, {}, "gate") },
   { request: "GET /admissions/summary", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/summary?date=${TODAY}`) },
   {
+    request: "POST /admissions/offline, 500 scans",
+    roundTrips: 1,
+    status: 200,
+    as: "gate",
+    send: (f) => send("POST", "/v1.1/admissions/offline", f.offlineUpload, {}, "gate"),
+  },
+  {
+    request: "POST /admissions/offline, a scanId reused with another code",
+    roundTrips: 2,
+    status: 422,
+    as: "gate",
+    send: (f) => send("POST", "/v1.1/admissions/offline", f.reusedScanId, {}, "gate"),
+  },
+  { request: "GET /admissions/conflicts", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/conflicts?date=${TODAY}`) },
+  {
     request: `POST /special-events, ${SUBSCRIPTIONS} webhook subscriptions`,
     roundTrips: 1,
     status: 201,
@@ -231,6 +249,18 @@ describe("D1 round trips per request, login remembered", () => {
     const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
     fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
     fixture.cancellable = [(await sold(GENERAL)).ticketId];
+    const scannedAt = new Date(Date.parse(NOW) - 60_000).toISOString();
+    const scanOf = (code: string) => ({ scanId: crypto.randomUUID(), code, scannedAt });
+    const offlineEvent = await createEvent([TODAY]);
+    const offlineCodes: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      offlineCodes.push(await signTicketToken(await sold({ ...GENERAL, ticketType: "event", eventId: offlineEvent, ticketDate: TODAY }), signingKeysFromEnv(env)));
+    }
+    const scans = Array.from({ length: 500 }, (_, i) => scanOf(offlineCodes[i % 50] ?? `not a code ${i}`));
+    fixture.offlineUpload = { sentAt: NOW, scans };
+    const uploaded = scanOf(offlineCodes[0]!);
+    expect((await send("POST", "/v1.1/admissions/offline", { sentAt: NOW, scans: [uploaded] }, {}, "gate")).status).toBe(200);
+    fixture.reusedScanId = { sentAt: NOW, scans: [{ ...uploaded, code: offlineCodes[1] }] };
     const placeOrder = async () => {
       const res = await post("/v1.1/orders", orderOf(2));
       expect(res.status).toBe(201);

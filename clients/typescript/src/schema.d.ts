@@ -339,7 +339,7 @@ export interface paths {
         };
         /**
          * Attendance of a day
-         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.
+         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event, and the number of that date's offline conflicts (`GET /admissions/conflicts`). Admin only.
          */
         get: operations["getAttendanceSummary"];
         put?: never;
@@ -402,6 +402,46 @@ export interface paths {
          * @description The time zone, the early-entry window, the category names and the open days (hours, entry slots) of today and the next 6 days: what a gate needs to tell not today, too early and too late as the service does. Roles: gate, admin.
          */
         get: operations["getGateConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload scans a gate made offline
+         * @description A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded, is its admission; every other outcome but `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.
+         */
+        post: operations["uploadOfflineScans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Offline scans that conflict, of a day
+         * @description The offline scans of tickets for one date, and those made that day whose code named no ticket, that a gate let in but the service did not admit (docs/admission.md, what to do with them), in the order they were uploaded. Admin only.
+         */
+        get: operations["listAdmissionConflicts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1430,7 +1470,7 @@ export interface components {
              */
             entryTime?: string;
             /**
-             * @description too-late: today's closing time.
+             * @description too-late: the day's closing time.
              * @example 09:00
              */
             timeClose?: string;
@@ -1505,6 +1545,8 @@ export interface components {
                     };
                 };
             }[];
+            /** @description Offline scans of the day that conflict (`GET /admissions/conflicts`). */
+            conflicts: number;
         };
         /** @description Ticket codes revoked after the cursor: an offline gate refuses them. */
         RevocationFeed: {
@@ -1588,6 +1630,95 @@ export interface components {
                 entrySlots?: string[];
             }[];
         };
+        /** @description Each scan's outcome, in the order of the upload's scans. */
+        OfflineResults: {
+            results: {
+                /** Format: uuid */
+                scanId: string;
+                ticketId?: components["schemas"]["TicketId"] & unknown;
+                /**
+                 * Format: date-time
+                 * @description When it was scanned, corrected by the upload's `sentAt` (RFC 3339, UTC).
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                scannedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it was scanned by the device's own clock.
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                deviceScannedAt: string;
+                /**
+                 * @description `admitted`, a conflict (every other outcome but `rejected`), or `rejected`: too old or too far ahead to be judged.
+                 * @enum {string}
+                 */
+                outcome: "admitted" | "already-admitted" | "ticket-cancelled" | "cancelled-after-entry" | "not-valid-today" | "too-early" | "too-late" | "invalid-ticket-code" | "rejected";
+                /**
+                 * Format: date-time
+                 * @description admitted, already-admitted: the ticket's admission.
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                admittedAt?: string;
+            }[];
+        };
+        /** @description Scans a gate made offline, in the order it made them. */
+        OfflineUpload: {
+            /**
+             * Format: date-time
+             * @description When the device sent this upload, by its own clock: the service corrects every scan's time by the difference to its own.
+             * @example 2026-12-01T14:03:07Z
+             */
+            sentAt: string;
+            scans: {
+                /**
+                 * Format: uuid
+                 * @description A uuid the device made for this scan: sent again, it answers its first result.
+                 */
+                scanId: string;
+                /**
+                 * @description The text read from the ticket's QR code, as scanned.
+                 * @example eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA
+                 */
+                code: string;
+                /**
+                 * Format: date-time
+                 * @description When the device scanned the code, by its own clock.
+                 * @example 2026-12-01T14:03:07Z
+                 */
+                scannedAt: string;
+            }[];
+        };
+        /** @description Offline scans that were let in but not admitted, in the order they were uploaded. */
+        AdmissionConflicts: {
+            /** Format: uuid */
+            scanId: string;
+            ticketId?: components["schemas"]["TicketId"] & unknown;
+            /**
+             * Format: date-time
+             * @description When it was scanned, corrected by the upload's `sentAt` (RFC 3339, UTC).
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            scannedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was scanned by the device's own clock.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            deviceScannedAt: string;
+            /**
+             * @description The account that uploaded the scan.
+             * @example gate-north-1
+             */
+            gate: string;
+            /** @enum {string} */
+            outcome: "already-admitted" | "ticket-cancelled" | "cancelled-after-entry" | "not-valid-today" | "too-early" | "too-late" | "invalid-ticket-code";
+            /**
+             * Format: date-time
+             * @description The ticket's admission, where it has one.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            admittedAt?: string;
+        }[];
         /** @description The ticket as cancelled now, and its refund. */
         TicketCancellation: components["schemas"]["TicketStatus"] & {
             refund: components["schemas"]["Refund"] & unknown;
@@ -3985,7 +4116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket, timed or not, after today's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket after its day's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,6 +4389,188 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GateConfig"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadOfflineScans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfflineUpload"];
+            };
+        };
+        responses: {
+            /** @description Each scan's outcome, in the order of the scans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineResults"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/scan-id-reused`: `errors` names each `scans[i].scanId` sent before with another code. Nothing was recorded. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAdmissionConflicts: {
+        parameters: {
+            query?: {
+                /** @description The day counted (default: today, museum time zone). */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdmissionConflicts"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Credentials missing or wrong. */
