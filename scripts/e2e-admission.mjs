@@ -151,7 +151,7 @@ async function run({ admin, sales, gate }) {
     );
   const refund = expectStatus(await cancel(given.ticketId), 200, "the box office cancels one ticket of the order");
   assert.equal(refund.status, "cancelled");
-  assert.deepEqual(refund.cancellation, { source: "box-office", reason: "Visitor cannot come", refund: { amount: 12 } });
+  assert.deepEqual(refund.cancellation, { source: "box-office", by: "e2e-sales", reason: "Visitor cannot come", refund: { amount: 12 } });
   assert.deepEqual([refund.refund, refund.currency], [{ amount: 12 }, order.currency]);
   assert.equal(expectStatus(await cancel(given.ticketId), 409, "the same cancellation again").type, "/problems/ticket-cancelled");
   const marked = await ticketImage(sales, given.ticketId, givenImage.headers.get("ETag"));
@@ -210,15 +210,15 @@ async function run({ admin, sales, gate }) {
   );
   assert.deepEqual(
     summary.events.find((e) => e.eventId === eventId),
-    { eventId, name: "E2E admission", sold: 1, admitted: 1, cancelled: 0 },
+    { eventId, name: "E2E admission", sold: 1, admitted: 1, cancelled: 0, byCategory: { adult: { sold: 1, admitted: 1, cancelled: 0 } } },
   );
   assert.deepEqual(
     summary.events.find((e) => e.eventId === doomed),
-    { eventId: doomed, name: "E2E cancelled", sold: 1, admitted: 0, cancelled: 1 },
+    { eventId: doomed, name: "E2E cancelled", sold: 1, admitted: 0, cancelled: 1, byCategory: { adult: { sold: 1, admitted: 0, cancelled: 1 } } },
   );
   assert.deepEqual(
     summary.events.find((e) => e.eventId === family),
-    { eventId: family, name: "E2E box office", sold: 2, admitted: 1, cancelled: 1 },
+    { eventId: family, name: "E2E box office", sold: 2, admitted: 1, cancelled: 1, byCategory: { adult: { sold: 2, admitted: 1, cancelled: 1 } } },
   );
   assert.deepEqual(
     summary.events.find((e) => e.eventId === offline),

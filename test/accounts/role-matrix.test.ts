@@ -13,13 +13,19 @@ const HARDENING = Object.values(
 /** The test account of each role (test/support/helpers.ts). */
 const ACCOUNT_OF: Record<AccountRole, AccountKey> = { admin: "admin", sales: "sales", "box-office": "boxOffice", gate: "gate" };
 
-/** The operations on which a sales account sees only its own tickets and orders (test/accounts/seller-scope.test.ts). */
+/**
+ * The operations on which a sales account sees only its own tickets and
+ * orders (test/accounts/seller-scope.test.ts; a hold's confirmation and
+ * extension: test/sales/holds.test.ts).
+ */
 const SALES_OWN_ONLY = [
   "GET /tickets/{ticketId}",
   "GET /tickets/{ticketId}/qr",
   "POST /tickets/{ticketId}/cancellation",
   "GET /orders/{orderId}",
   "POST /orders/{orderId}/cancellation",
+  "POST /orders/{orderId}/confirmation",
+  "POST /orders/{orderId}/hold",
   "GET /tickets",
   "GET /orders",
   "GET /cancellations",

@@ -3,7 +3,7 @@
 // availability, lowering limits, schedule changes under sold tickets, races.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../support/helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone, statusCounts } from "../support/helpers";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
@@ -50,15 +50,6 @@ async function availability(date: string): Promise<Availability> {
   const res = await api(`/v1.1/availability?date=${date}`, { as: "sales" });
   expect(res.status).toBe(200);
   return (await res.json()) as Availability;
-}
-
-async function statuses(requests: Promise<Response>[]): Promise<Map<number, number>> {
-  const counts = new Map<number, number>();
-  for (const res of await Promise.all(requests)) {
-    counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
-    await res.body?.cancel();
-  }
-  return counts;
 }
 
 describe("a day's general capacity", () => {
@@ -244,7 +235,7 @@ describe("GET /availability", () => {
 // Each test sends 40 to 100 requests at once (about 3.5 s here, more on a
 // loaded CI machine): the limit is for a hung test, not a measure of speed.
 describe("exactly the places there are, under concurrency", { timeout: 30_000 }, () => {
-  const burst = (n: number, json: unknown) => statuses(Array.from({ length: n }, () => buy(json)));
+  const burst = (n: number, json: unknown) => statusCounts(Array.from({ length: n }, () => buy(json)));
 
   it("100 simultaneous purchases for the last 10 places of a day: exactly 10 tickets", async () => {
     const date = await openDay({ capacity: 15 });

@@ -251,3 +251,13 @@ export function expectFailureLogs(): void {
     vi.restoreAllMocks();
   });
 }
+
+/** How many of `requests` answered each status (bodies discarded): for races of simultaneous requests. */
+export async function statusCounts(requests: Promise<Response>[]): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const res of await Promise.all(requests)) {
+    counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
+    await res.body?.cancel();
+  }
+  return counts;
+}

@@ -33,9 +33,11 @@ describe("webhooks.publishNewEvent (Museum API 1.2.1)", () => {
     const referenceBody = reference!.requestBody.content["application/json"];
     // Every field 1.2.1 requires is required; the served event also always has its eventId.
     expect(servedBody.required).toEqual([...referenceBody.required, "eventId"].sort());
-    // The one addition, an event's optional capacity (docs/capacity.md), is never required.
-    const { capacity, ...properties } = servedBody.properties;
+    // The additions, an event's optional capacity (docs/capacity.md) and its
+    // prices per ticket category (docs/web-shop.md), are never required.
+    const { capacity, categoryPrices, ...properties } = servedBody.properties;
     expect(capacity).toEqual({ type: "integer" });
+    expect(categoryPrices).toEqual({ type: "object" });
     const asReference = { ...servedBody, properties, required: referenceBody.required };
     expect({ ...served, requestBody: { ...served.requestBody, content: { "application/json": asReference } } }).toEqual(reference);
   });
