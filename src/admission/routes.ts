@@ -72,7 +72,7 @@ export const listRevocations = createRoute({
   operationId: "listRevocations",
   summary: "The feed of revoked ticket codes, for offline gates",
   description:
-    "The codes a gate must not admit (tickets cancelled, codes of a withdrawn key) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.",
+    "The tickets a gate must not admit (cancelled ones; a withdrawn key is withdrawn from `GET /gate/keys`) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,
