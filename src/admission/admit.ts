@@ -16,16 +16,9 @@ import {
 } from "../tickets/statements";
 import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
-import { boundMoment, type GateKeys, invalidTicketCode, type ScanMomentValues, scanMomentAt, ticketIdOfCode } from "./judging";
+import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, ticketIdOfCode } from "./judging";
 
-export type AdmissionContext = GateKeys & {
-  /** The museum's IANA time zone (MUSEUM_TIMEZONE). */
-  timeZone: string;
-  /** How long before its entry time a timed ticket is admitted (ADMISSION_EARLY_MINUTES). */
-  earlyMinutes: number;
-  /** The admitting account's name. */
-  gate: string;
-  now: Date;
+export type AdmissionContext = GateContext & {
   /** Makes the admission safe to retry (scoped to `gate`). */
   idempotencyKey?: string;
 };

@@ -1,3 +1,5 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
 import { todayIn } from "../platform/dates";
 import { settingsOf } from "../settings";
@@ -5,18 +7,27 @@ import { codeKeysOf, publicKeySet, signingKeysOf } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
 import { gateConfigFrom } from "./gate";
+import type { GateContext } from "./judging";
 import { conflictsOn, judgeUpload } from "./offline";
 import { revocationsAfter } from "./revocations";
 import type * as routes from "./routes";
 
-export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
-  const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
+/** The keys, the museum's rules and clock, and the calling gate, as judging a scan needs them. */
+function gateContextOf(c: Context<AppEnv>): GateContext {
+  const settings = settingsOf(c.env);
+  return {
     codeKeys: codeKeysOf(c.env),
     keys: signingKeysOf(c.env),
-    timeZone: settingsOf(c.env).MUSEUM_TIMEZONE,
-    earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
+    timeZone: settings.MUSEUM_TIMEZONE,
+    earlyMinutes: settings.ADMISSION_EARLY_MINUTES,
     gate: c.var.principal.name,
     now: new Date(),
+  };
+}
+
+export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c) => {
+  const { admission, replayed } = await admit(c.var.db, c.req.valid("json").code, {
+    ...gateContextOf(c),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   c.header("Cache-Control", "no-store");
@@ -49,14 +60,7 @@ export const getGateConfig: AppRouteHandler<typeof routes.getGateConfig> = async
 };
 
 export const uploadOfflineScans: AppRouteHandler<typeof routes.uploadOfflineScans> = async (c) => {
-  const results = await judgeUpload(c.var.db, c.req.valid("json"), {
-    codeKeys: codeKeysOf(c.env),
-    keys: signingKeysOf(c.env),
-    timeZone: settingsOf(c.env).MUSEUM_TIMEZONE,
-    earlyMinutes: settingsOf(c.env).ADMISSION_EARLY_MINUTES,
-    gate: c.var.principal.name,
-    now: new Date(),
-  });
+  const results = await judgeUpload(c.var.db, c.req.valid("json"), gateContextOf(c));
   c.header("Cache-Control", "no-store");
   return c.json({ results }, 200);
 };

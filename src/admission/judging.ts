@@ -36,6 +36,17 @@ export function boundMoment(moment: ScanMomentValues): ScanMoment {
 /** The keys a gate checks codes with: the Ed25519 keys of today's codes, the HMAC keys of codes printed before them. */
 export type GateKeys = { codeKeys: CodeKeySet; keys: SigningKeys };
 
+/** What judging a scan needs besides the scan: the keys, the museum's rules and clock, and the gate. */
+export type GateContext = GateKeys & {
+  /** The museum's IANA time zone (MUSEUM_TIMEZONE). */
+  timeZone: string;
+  /** How long before its entry time a timed ticket is admitted (ADMISSION_EARLY_MINUTES). */
+  earlyMinutes: number;
+  /** The admitting or uploading account's name: the gate of what it admits, and whose scanIds these are. */
+  gate: string;
+  now: Date;
+};
+
 /**
  * The ticket a scanned code names when the code is genuine (its signature
  * verifies), else null: an Ed25519 code, or an HMAC one printed before

@@ -7,7 +7,7 @@ import { Batch, type Db, runStep } from "../platform/batch";
 import { sha256Hex } from "../platform/crypto";
 import type { IsoDate } from "../platform/dates";
 import { admissionJudgement, markAdmittedBy, ticketDateOf } from "../tickets/statements";
-import { type GateKeys, scanMomentAt, ticketIdOfCode } from "./judging";
+import { type GateContext, scanMomentAt, ticketIdOfCode } from "./judging";
 import type { Conflict, OfflineResult, OfflineUpload } from "./schemas";
 import {
   admissionsOfUpload,
@@ -27,15 +27,6 @@ const OLDEST_SCAN_MS = 7 * 24 * 60 * 60 * 1000;
 /** A scan further ahead of the service's clock than this (after the correction) is rejected. */
 const FURTHEST_AHEAD_MS = 5 * 60 * 1000;
 
-export type OfflineContext = GateKeys & {
-  /** The museum's IANA time zone (MUSEUM_TIMEZONE). */
-  timeZone: string;
-  /** ADMISSION_EARLY_MINUTES. */
-  earlyMinutes: number;
-  /** The uploading account's name: whose scanIds these are, and the gate of what they admit. */
-  gate: string;
-  now: Date;
-};
 
 const REUSED = "This scanId was sent before with another code.";
 
@@ -62,7 +53,7 @@ function reusedWithin(upload: OfflineUpload): FieldError[] {
 }
 
 /** Each scan as the upload's statements read it: its code checked and hashed, its time corrected by `sentAt`. */
-async function inputsOf(upload: OfflineUpload, context: OfflineContext): Promise<OfflineScanInput[]> {
+async function inputsOf(upload: OfflineUpload, context: GateContext): Promise<OfflineScanInput[]> {
   const now = context.now.getTime();
   const correction = now - Date.parse(upload.sentAt);
   return Promise.all(
@@ -103,7 +94,7 @@ function resultOf(record: OfflineScanRecord): OfflineResult {
  * recorded (a scanId sent before answers its first result). D1 runs one
  * write at a time, so nothing comes between a judgement and its admission.
  */
-export async function judgeUpload(db: Db, upload: OfflineUpload, context: OfflineContext): Promise<OfflineResult[]> {
+export async function judgeUpload(db: Db, upload: OfflineUpload, context: GateContext): Promise<OfflineResult[]> {
   const within = reusedWithin(upload);
   if (within.length > 0) throw scanIdsReused(within);
   const scans = await inputsOf(upload, context);
