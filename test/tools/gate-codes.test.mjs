@@ -11,7 +11,7 @@ import { parseEnv } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { build } from "esbuild";
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from "jose";
-import { checkTicketCode, verifyTicketCode as verifyOffline } from "museum-api-client/gate";
+import { base64url, checkTicketCode, invalidClaim, verifyTicketCode as verifyOffline, verifyTicketCodeWith } from "museum-api-client/gate";
 import { ticketIdOfCode } from "../../tools/lib/ticket-qr.mjs";
 import { keySetProblems, publicKeySet as toolsPublicKeySet } from "../../tools/lib/code-keys.mjs";
 import { tempDir } from "../../tools/lib/process-end.mjs";
@@ -154,6 +154,57 @@ describe("the reference verifier (clients/typescript) on the Worker's codes", ()
       const { user, system } = process.cpuUsage(started);
       const perCode = (user + system) / 1000 / rounds;
       assert.ok(perCode < 1, `${perCode.toFixed(3)} ms of CPU a code`);
+    }
+  });
+});
+
+describe("the reader the Worker and the gate share (museum-api-client/gate)", () => {
+  it("verifyTicketCodeWith asks the caller for the key of the code's kid, and refuses what that key did not sign", async () => {
+    const ed25519 = { name: "Ed25519" };
+    const publicKey = await crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: jwks.keys[0].x }, ed25519, false, ["verify"]);
+    const expected = await verifyOffline(codes.TIMED, jwks);
+    assert.deepEqual(expected, { tid: TIMED.ticketId, typ: "general", date: TIMED.ticketDate, cat: TIMED.category, ent: TIMED.entryTime, kid: "L1" });
+    const asked = [];
+    assert.deepEqual(await verifyTicketCodeWith(codes.TIMED, (kid) => (asked.push(kid), publicKey)), expected);
+    assert.deepEqual(asked, ["L1"]);
+    assert.deepEqual(await verifyTicketCodeWith(codes.TIMED, async () => publicKey), expected);
+    const otherKey = (await crypto.subtle.generateKey(ed25519, false, ["sign", "verify"])).publicKey;
+    const hmacKey = await crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    for (const verifierOf of [() => undefined, () => otherKey, () => hmacKey, () => Promise.reject(new Error("key store down"))]) {
+      assert.equal(await verifyTicketCodeWith(codes.TIMED, verifierOf), null);
+    }
+    const [, payload, signature] = codes.TIMED.split(".");
+    const noneAsked = [];
+    assert.equal(await verifyTicketCodeWith(`${b64url('{"alg":"HS256","kid":"L1"}')}.${payload}.${signature}`, (kid) => (noneAsked.push(kid), publicKey)), null);
+    assert.deepEqual(noneAsked, [], "no key is looked up for a header of another alg");
+  });
+
+  it("invalidClaim names the first claim the service would not write", () => {
+    const good = { tid: GENERAL.ticketId, typ: "general", date: "2026-12-01", cat: "adult" };
+    for (const claims of [good, { ...good, ent: "11:00" }, { ...good, typ: "event", eid: EVENT.eventId }, { ...good, date: "2028-02-29" }]) {
+      assert.equal(invalidClaim(claims), null, JSON.stringify(claims));
+    }
+    const cases = [
+      [{ ...good, tid: GENERAL.ticketId.toUpperCase() }, "tid"],
+      [{ ...good, tid: 1, typ: "museum" }, "tid"],
+      [{ ...good, typ: "Event" }, "typ"],
+      [{ ...good, date: "2026-02-29" }, "date"],
+      [{ ...good, date: "2026-12-1" }, "date"],
+      [{ ...good, cat: "Adult" }, "cat"],
+      [{ ...good, cat: "a".repeat(21) }, "cat"],
+      [{ ...good, typ: "event" }, "eid"],
+      [{ ...good, eid: EVENT.eventId }, "eid"],
+      [{ ...good, typ: "event", eid: 42 }, "eid"],
+      [{ ...good, ent: "24:00" }, "ent"],
+      [{ ...good, ent: "9:00" }, "ent"],
+      [{ ...good, typ: "event", eid: EVENT.eventId, ent: "11:00" }, "ent"],
+    ];
+    for (const [claims, name] of cases) assert.equal(invalidClaim(claims), name, JSON.stringify(claims));
+  });
+
+  it("base64url writes unpadded RFC 4648 §5 text", () => {
+    for (const bytes of [[], [251], [251, 255], [0, 1, 2, 3, 254, 255, 62, 63]]) {
+      assert.equal(base64url(new Uint8Array(bytes)), Buffer.from(bytes).toString("base64url"));
     }
   });
 });

@@ -121,6 +121,29 @@ export interface TicketCodeCheckInput {
   now?: Date;
 }
 
+/** The longest text a gate reads as a code (the service signs 337 characters at most); a longer one is not genuine. */
+export declare const MAX_CODE_LENGTH: 350;
+/** Unpadded base64url (RFC 4648 §5) of `bytes`: how each part of a code is written. */
+export declare function base64url(bytes: Uint8Array): string;
+/** The name of a claim of a code's payload. */
+export type TicketCodeClaimName = "tid" | "typ" | "date" | "cat" | "eid" | "ent";
+/**
+ * The first claim of `claims` (in the order they are written) that is not as
+ * the service writes it, or null when all are: `tid` a lower-case UUID, `typ`
+ * `general` or `event`, `date` a calendar date, `cat` a category id, `eid`
+ * the UUID of an event ticket's event (and only an event ticket's), `ent` the
+ * `HH:mm` of a general ticket. Members other than these are not looked at.
+ */
+export declare function invalidClaim(claims: { [name: string]: unknown }): TicketCodeClaimName | null;
+/**
+ * Verifies a code's Ed25519 signature (WebCrypto) and shape with the key
+ * `verifierOf` gives for its `kid` (undefined: an unknown kid); null when
+ * it is not genuine. Never throws on a scanned text.
+ */
+export declare function verifyTicketCodeWith(
+  code: string,
+  verifierOf: (kid: string) => CryptoKey | Promise<CryptoKey> | undefined,
+): Promise<TicketCodeClaims | null>;
 /** Verifies a code's Ed25519 signature (WebCrypto) and shape against a JWK Set; null when it is not genuine. */
 export declare function verifyTicketCode(code: string, keys: GateKeySet): Promise<TicketCodeClaims | null>;
 /** Judges a code as the service would, from what the gate synced. */
