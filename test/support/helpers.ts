@@ -215,9 +215,9 @@ export async function insertAccount(name: string, secret: string, role: AccountR
 }
 
 /** Today's date in a time zone, computed independently of src/platform/dates. */
-export function todayInZone(timeZone: string): string {
+export function todayInZone(timeZone: string, at: Date = new Date()): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    .formatToParts(new Date());
+    .formatToParts(at);
   const get = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${get("year")}-${get("month")}-${get("day")}`;
 }
