@@ -5,23 +5,10 @@
 // the races.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone, statusCounts } from "../support/helpers";
+import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, todayInZone, statusCounts, testDays } from "../support/helpers";
 import { buy, cancel, createEvent, order } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 60;
-/** A day no other test of this file uses. */
-const freshDay = () => plusDays(TODAY, nextDay++);
-
-async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
-  const date = freshDay();
-  const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
-    method: "PUT",
-    json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
-  });
-  expect(res.status).toBe(201);
-  return date;
-}
+const { freshDay, openDay } = testDays(60);
 
 const line = (ticketDate: string) => ({ ticketType: "general", ticketDate });
 

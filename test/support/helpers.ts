@@ -222,6 +222,28 @@ export function todayInZone(timeZone: string, at: Date = new Date()): string {
   return `${get("year")}-${get("month")}-${get("day")}`;
 }
 
+/**
+ * The days a test file sells on: `freshDay()` is a day from `first` days
+ * after today on that no other test of the file uses (give each file its own
+ * `first`), `openDay(plan)` the same day opened 09:00–18:00 with `plan`
+ * (limits, slots) by an exception.
+ */
+export function testDays(first: number) {
+  const today = todayInZone(env.MUSEUM_TIMEZONE);
+  let next = first;
+  const freshDay = () => plusDays(today, next++);
+  async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
+    const date = freshDay();
+    const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
+      method: "PUT",
+      json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return date;
+  }
+  return { today, freshDay, openDay };
+}
+
 /** `date` plus `days`, for YYYY-MM-DD dates in test code. */
 export function plusDays(date: string, days: number): string {
   const d = new Date(`${date}T12:00:00Z`);
