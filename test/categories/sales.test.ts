@@ -3,25 +3,12 @@
 // the price recorded by category, the accompanied rule, the category on the
 // ticket, availability's prices, the summary's counts, through the real
 // Worker and D1.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../support/helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, testDays } from "../support/helpers";
 import { buy, cancel, createEvent, order, type OrderResponse, type TicketStatusJson } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 120;
-const freshDay = () => plusDays(TODAY, nextDay++);
+const { openDay } = testDays(120);
 const BUYER = { email: "family@example.com" };
-
-async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
-  const date = freshDay();
-  const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
-    method: "PUT",
-    json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
-  });
-  expect(res.status).toBe(201);
-  return date;
-}
 
 async function putCategory(categoryId: string, body: Record<string, unknown>) {
   const res = await api(`/v1.1/ticket-categories/${categoryId}`, { method: "PUT", json: body });

@@ -1,15 +1,11 @@
 // Capacity and timed entry (contract: "Capacity: no ticket beyond the places
 // there are"), through the real Worker and D1: limits, the sold-out answer,
 // availability, lowering limits, schedule changes under sold tickets, races.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone, statusCounts } from "../support/helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, plusDays, statusCounts, testDays } from "../support/helpers";
 import { buy, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 40;
-/** A day no other test of this file uses. */
-const freshDay = () => plusDays(TODAY, nextDay++);
+const { today: TODAY, freshDay, openDay } = testDays(40);
 
 type Availability = {
   date: string;
@@ -25,12 +21,6 @@ type Availability = {
 
 async function setDay(date: string, plan: Record<string, unknown>, query = "") {
   return api(`/v1.1/museum-hours/exceptions/${date}${query}`, { method: "PUT", json: { closed: false, ...plan } });
-}
-
-async function openDay(plan: Record<string, unknown>): Promise<string> {
-  const date = freshDay();
-  expect((await setDay(date, { timeOpen: "09:00", timeClose: "18:00", ...plan })).status).toBe(201);
-  return date;
 }
 
 const general = (ticketDate: string, entryTime?: string) => ({

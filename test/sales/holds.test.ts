@@ -5,23 +5,10 @@
 // the races.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone, statusCounts } from "../support/helpers";
+import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, todayInZone, statusCounts, testDays } from "../support/helpers";
 import { buy, cancel, createEvent, order } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 60;
-/** A day no other test of this file uses. */
-const freshDay = () => plusDays(TODAY, nextDay++);
-
-async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
-  const date = freshDay();
-  const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
-    method: "PUT",
-    json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
-  });
-  expect(res.status).toBe(201);
-  return date;
-}
+const { freshDay, openDay } = testDays(60);
 
 const line = (ticketDate: string) => ({ ticketType: "general", ticketDate });
 
@@ -144,25 +131,27 @@ describe("a held order", () => {
     expect(problem.type).toBe("/problems/order-confirmed");
   });
 
-  it("caps expiresAt at the moment its first ticket stops being sold (today's closing)", async () => {
+  it("caps expiresAt at the moment its first ticket stops being sold (its day's closing)", async () => {
     const now = new Date();
-    // The museum's day closes 20 minutes from now (in its time zone).
-    const local = new Intl.DateTimeFormat("en-GB", { timeZone: env.MUSEUM_TIMEZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-      .format(new Date(now.getTime() + 20 * 60_000));
-    if (local < "00:30" || local > "23:50") return; // the cap would fall on another day: nothing to see today
-    const put = await api(`/v1.1/museum-hours/exceptions/${TODAY}`, {
+    const clockIn = (minutes: number) =>
+      new Intl.DateTimeFormat("en-GB", { timeZone: env.MUSEUM_TIMEZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+        .format(new Date(now.getTime() + minutes * 60_000));
+    // The museum's day of that moment (tomorrow, past midnight) closes about 20 minutes from now; a closing at 00:00 cannot follow an opening.
+    const minutes = clockIn(20) === "00:00" ? 21 : 20;
+    const date = todayInZone(env.MUSEUM_TIMEZONE, new Date(now.getTime() + minutes * 60_000));
+    const put = await api(`/v1.1/museum-hours/exceptions/${date}`, {
       method: "PUT",
-      json: { closed: false, timeOpen: "00:00", timeClose: local },
+      json: { closed: false, timeOpen: "00:00", timeClose: clockIn(minutes) },
     });
     expect(put.status).toBe(201);
-    const held = await hold(TODAY, 1, 60);
+    const held = await hold(date, 1, 60);
     const ms = Date.parse(held.expiresAt!) - now.getTime();
-    expect(ms).toBeLessThanOrEqual(20 * 60_000 + 5_000);
-    expect(ms).toBeGreaterThan(18 * 60_000);
+    expect(ms).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    expect(ms).toBeGreaterThan((minutes - 2) * 60_000);
     const extended = await extend(held.orderId, 60);
     expect(extended.status).toBe(200);
-    expect(Date.parse(((await extended.json()) as OrderJson).expiresAt!) - now.getTime()).toBeLessThanOrEqual(20 * 60_000 + 5_000);
-    await api(`/v1.1/museum-hours/exceptions/${TODAY}?cancelTickets=true`, { method: "DELETE" });
+    expect(Date.parse(((await extended.json()) as OrderJson).expiresAt!) - now.getTime()).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    await api(`/v1.1/museum-hours/exceptions/${date}?cancelTickets=true`, { method: "DELETE" });
   });
 });
 

@@ -4,25 +4,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { codeKeysOf, verifyTicketCode } from "../../src/ticket-image";
-import { api, dumpDatabase, expectProblem, expectValidationError, insertAccount, basic, plusDays, todayInZone } from "../support/helpers";
+import { api, dumpDatabase, expectProblem, expectValidationError, insertAccount, basic, plusDays, testDays } from "../support/helpers";
 import { decodeQrPng } from "../support/qr-decode";
 import { createEvent, order, type OrderResponse, type OrderStatusJson, type TicketStatusJson } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 200;
-/** A day no other test uses. */
-const freshDay = () => plusDays(TODAY, nextDay++);
-
-/** A fresh open day (09:00–18:00) with the given limits. */
-async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
-  const date = freshDay();
-  const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
-    method: "PUT",
-    json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
-  });
-  expect(res.status).toBe(201);
-  return date;
-}
+const { today: TODAY, freshDay, openDay } = testDays(200);
 
 const BUYER = { email: "family@example.com", phone: "+1 555 0199" };
 const general = (ticketDate: string, entryTime?: string) => ({

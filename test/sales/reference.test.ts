@@ -1,21 +1,11 @@
 // The seller's own order reference (contract: "Orders"), through the real
 // Worker and D1: unique per account, decided by the writing batch; the
 // look-up by it, scoped as the orders are; refused values.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone } from "../support/helpers";
+import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, testDays } from "../support/helpers";
 import { order, type OrderResponse, type OrderStatusJson } from "../tickets/fixtures";
 
-const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
-let nextDay = 20;
-const freshDay = () => plusDays(TODAY, nextDay++);
-
-async function openDay(): Promise<string> {
-  const date = freshDay();
-  const res = await api(`/v1.1/museum-hours/exceptions/${date}`, { method: "PUT", json: { closed: false, timeOpen: "09:00", timeClose: "18:00" } });
-  expect(res.status).toBe(201);
-  return date;
-}
+const { openDay } = testDays(20);
 
 const orderBody = (day: string, reference?: string) => ({
   email: "shop-buyer@example.com",

@@ -215,11 +215,33 @@ export async function insertAccount(name: string, secret: string, role: AccountR
 }
 
 /** Today's date in a time zone, computed independently of src/platform/dates. */
-export function todayInZone(timeZone: string): string {
+export function todayInZone(timeZone: string, at: Date = new Date()): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    .formatToParts(new Date());
+    .formatToParts(at);
   const get = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+/**
+ * The days a test file sells on: `freshDay()` is a day from `first` days
+ * after today on that no other test of the file uses (give each file its own
+ * `first`), `openDay(plan)` the same day opened 09:00–18:00 with `plan`
+ * (limits, slots) by an exception.
+ */
+export function testDays(first: number) {
+  const today = todayInZone(env.MUSEUM_TIMEZONE);
+  let next = first;
+  const freshDay = () => plusDays(today, next++);
+  async function openDay(plan: Record<string, unknown> = {}): Promise<string> {
+    const date = freshDay();
+    const res = await api(`/v1.1/museum-hours/exceptions/${date}`, {
+      method: "PUT",
+      json: { closed: false, timeOpen: "09:00", timeClose: "18:00", ...plan },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return date;
+  }
+  return { today, freshDay, openDay };
 }
 
 /** `date` plus `days`, for YYYY-MM-DD dates in test code. */
