@@ -14,6 +14,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
+import { decodeQrPng } from "../support/qr-decode";
 import { api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
@@ -35,8 +36,10 @@ type Fixture = {
   etag: string;
   /** A ticket whose image was never rendered, one per request that renders. */
   unrendered: string[];
-  /** The signed code of a ticket for today, never admitted, one per admission. */
+  /** The HMAC code of a ticket for today (printed before Ed25519 codes), never admitted, one per admission. */
   admittable: string[];
+  /** The code a ticket for today, never admitted, prints on its image (Ed25519). */
+  printedCode: string;
   /** A code whose signature does not verify. */
   forgedCode: string;
   /** Tickets to cancel, one per cancellation; an order to read and one to cancel. */
@@ -131,6 +134,7 @@ const BUDGETS: Budget[] = [
     send: () => post("/v1.1/tickets", GENERAL),
   },
   { request: "POST /admissions, genuine code", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.admittable.pop()!) },
+  { request: "POST /admissions, the code its image prints", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.printedCode) },
   { request: "POST /admissions, forged code", roundTrips: 0, status: 422, as: "gate", send: (f) => admit(f.forgedCode) },
   {
     request: "POST /admissions, Idempotency-Key",
@@ -219,6 +223,15 @@ const BUDGETS: Budget[] = [
   },
 ];
 
+/** The code a ticket's image prints, read as a gate's scanner reads it. */
+async function printedCode(ticketId: string): Promise<string> {
+  const image = await get(`/v1.1/tickets/${ticketId}/qr`)();
+  expect(image.status).toBe(200);
+  const code = decodeQrPng(new Uint8Array(await image.arrayBuffer()))?.data;
+  if (!code) throw new Error(`the image of ${ticketId} has no readable code`);
+  return code;
+}
+
 async function sold(json: unknown): Promise<PurchaseResponse> {
   const res = await post("/v1.1/tickets", json);
   expect(res.status).toBe(201);
@@ -248,13 +261,14 @@ describe("D1 round trips per request, login remembered", () => {
     const code = await signTicketToken(today, signingKeysFromEnv(env));
     const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
     fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
+    fixture.printedCode = await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY })).ticketId);
     fixture.cancellable = [(await sold(GENERAL)).ticketId];
     const scannedAt = new Date(Date.parse(NOW) - 60_000).toISOString();
     const scanOf = (code: string) => ({ scanId: crypto.randomUUID(), code, scannedAt });
     const offlineEvent = await createEvent([TODAY]);
     const offlineCodes: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      offlineCodes.push(await signTicketToken(await sold({ ...GENERAL, ticketType: "event", eventId: offlineEvent, ticketDate: TODAY }), signingKeysFromEnv(env)));
+      offlineCodes.push(await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: offlineEvent, ticketDate: TODAY })).ticketId));
     }
     const scans = Array.from({ length: 500 }, (_, i) => scanOf(offlineCodes[i % 50] ?? `not a code ${i}`));
     fixture.offlineUpload = { sentAt: NOW, scans };
