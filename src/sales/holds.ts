@@ -22,15 +22,14 @@ import {
   orderHoldReleased,
   orderLacksEmail,
   orderLinesAhead,
-  selectOrderLacksEmail,
   type TicketRow,
 } from "../tickets/statements";
 import { ticketSellable } from "./conditions";
-import { addOrderReads, orderNotFound, orderStateOf, orderStatusOf } from "./orders";
+import { addOrderReads, orderNotFound, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import type { OrderConfirmation, OrderStatus } from "./schemas";
 import { holdEndOf, secondsIntoDay } from "./sell";
-import { orderRecordedAs, settleHeldOrder } from "./statements";
+import { type HoldStateRow, orderRecordedAs, selectHoldState, settleHeldOrder } from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -89,6 +88,13 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
   return holdExpired(orderId, { available: available ?? 0, ...(availableEntryTimes ? { availableEntryTimes } : {}), ...(line === undefined ? {} : { line }) });
 }
 
+/** The order's state before a confirmation or an extension, as `orderStatusOf` (orders.ts) would read it; null: not found. */
+function stateBefore(row: HoldStateRow): OrderStatus["status"] | null {
+  if (row.status !== "held") return row.status;
+  if (row.released === 1) return "released";
+  return row.live === 1 ? "held" : "expired";
+}
+
 async function confirmOnce(
   db: Db,
   orderId: string,
@@ -98,8 +104,7 @@ async function confirmOnce(
 ): Promise<OrderConfirmation> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
-  const before = addOrderReads(batch, orderId, seller);
-  const lacksEmail = batch.add(selectOrderLacksEmail(db, orderId));
+  const before = batch.add(selectHoldState(db, orderId, seller));
   const t = raw("t");
   // Late (the hold ran out): every held ticket must be sellable again, in
   // the order of the lines, as a new sale of them would be.
@@ -125,9 +130,8 @@ async function confirmOnce(
   const after = addOrderReads(batch, orderId, seller);
   await batch.run();
 
-  const order = before.order.value;
-  if (!order) throw orderNotFound(orderId);
-  const state = orderStateOf(order, before.tickets.value).status;
+  const state = stateBefore(before.value);
+  if (state === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
   const answer = orderStatusOf(after.order.value!, after.tickets.value, context.currency);
@@ -137,10 +141,11 @@ async function confirmOnce(
     forgetTicketLookups();
     return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
   }
-  if (contact.email === undefined && lacksEmail.value) {
+  if (contact.email === undefined && before.value.lacks_email === 1) {
     throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
   }
-  throw await lateConfirmationRefused(db, orderId, before.tickets.value, context.museumNow);
+  // Nothing was written: its tickets read after are as they were.
+  throw await lateConfirmationRefused(db, orderId, after.tickets.value, context.museumNow);
 }
 
 /**
@@ -184,7 +189,7 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   const seller = sellerScope(context.principal);
   const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
-  const before = addOrderReads(batch, orderId, seller);
+  const before = batch.add(selectHoldState(db, orderId, seller));
   const allowed = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}`;
   const extended = batch.add(
     extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
@@ -193,9 +198,8 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   const after = addOrderReads(batch, orderId, seller);
   await batch.run();
 
-  const order = before.order.value;
-  if (!order) throw orderNotFound(orderId);
-  const state = orderStateOf(order, before.tickets.value).status;
+  const state = stateBefore(before.value);
+  if (state === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (state === "confirmed") {
     throw new ProblemError(409, {

@@ -3,6 +3,7 @@
 // refunds are the tickets feature's (tickets/statements.ts).
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
+import { orderHoldLive, orderHoldReleased, orderLacksEmail } from "../tickets/statements";
 
 /** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
 export type RecordedOrderStatus = "held" | "confirmed" | "released";
@@ -45,6 +46,23 @@ export function settleHeldOrder(db: Db, orderId: string, status: "confirmed" | "
     db,
     sql`UPDATE orders SET status = ${status} WHERE order_id = ${orderId} AND status = 'held' AND ${allowed}`,
     (result) => read.changes(result) > 0,
+  );
+}
+
+/** What a hold's confirmation or extension decides by, read before it writes: the order's recorded status (null: not `seller`'s, or none) and its tickets' hold. */
+export type HoldStateRow = { status: RecordedOrderStatus | null; released: number; live: number; lacks_email: number };
+
+/**
+ * The held order `orderId`'s state in one row, by the same conditions the
+ * confirmation's write requires (tickets/statements.ts): released by a
+ * change, its hold live, a ticket without the buyer's e-mail.
+ */
+export function selectHoldState(db: Db, orderId: string, seller: string | null): Step<HoldStateRow> {
+  return step(
+    db,
+    sql`SELECT (SELECT status FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})) AS status,
+               ${orderHoldReleased(orderId)} AS released, ${orderHoldLive(orderId)} AS live, ${orderLacksEmail(orderId)} AS lacks_email`,
+    (result) => read.first<HoldStateRow>()(result)!,
   );
 }
 
