@@ -22,6 +22,7 @@ import {
   orderHoldReleased,
   orderLacksEmail,
   orderLinesAhead,
+  selectOrderTickets,
   type TicketRow,
 } from "../tickets/statements";
 import { ticketSellable } from "./conditions";
@@ -29,7 +30,7 @@ import { addOrderReads, orderNotFound, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import type { OrderConfirmation, OrderStatus } from "./schemas";
 import { holdEndOf, secondsIntoDay } from "./sell";
-import { type HoldStateRow, orderRecordedAs, selectHoldState, settleHeldOrder } from "./statements";
+import { type HoldStateRow, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -89,10 +90,10 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
 }
 
 /** The order's state before a confirmation or an extension, as `orderStatusOf` (orders.ts) would read it; null: not found. */
-function stateBefore(row: HoldStateRow): OrderStatus["status"] | null {
-  if (row.status !== "held") return row.status;
-  if (row.released === 1) return "released";
-  return row.live === 1 ? "held" : "expired";
+function stateBefore({ order, released, live }: HoldStateRow): OrderStatus["status"] | null {
+  if (order === null || order.status !== "held") return order?.status ?? null;
+  if (released) return "released";
+  return live ? "held" : "expired";
 }
 
 async function confirmOnce(
@@ -127,25 +128,28 @@ async function confirmOnce(
   }
   const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow));
   batch.add(confirmHeldTickets(db, orderId, contact, orderRecordedAs(orderId, "confirmed", null)));
-  const after = addOrderReads(batch, orderId, seller);
+  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
+  const { order } = before.value;
   const state = stateBefore(before.value);
-  if (state === null) throw orderNotFound(orderId);
+  if (order === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
-  const answer = orderStatusOf(after.order.value!, after.tickets.value, context.currency);
+  // Only its status changes, and only by this batch's settle.
+  const orderAfter = { ...order, status: confirmed.value ? "confirmed" : order.status } satisfies OrderRow;
+  const answer = orderStatusOf(orderAfter, ticketsAfter.value, context.currency);
   if (state === "confirmed") return answer;
   if (confirmed.value) {
     // This isolate's images of the tickets: a held ticket had none.
     forgetTicketLookups();
     return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
   }
-  if (contact.email === undefined && before.value.lacks_email === 1) {
+  if (contact.email === undefined && before.value.lacksEmail) {
     throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
   }
   // Nothing was written: its tickets read after are as they were.
-  throw await lateConfirmationRefused(db, orderId, after.tickets.value, context.museumNow);
+  throw await lateConfirmationRefused(db, orderId, ticketsAfter.value, context.museumNow);
 }
 
 /**
@@ -195,11 +199,12 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
     extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
   );
   batch.add(alignOrderHold(db, orderId));
-  const after = addOrderReads(batch, orderId, seller);
+  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
+  const { order } = before.value;
   const state = stateBefore(before.value);
-  if (state === null) throw orderNotFound(orderId);
+  if (order === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (state === "confirmed") {
     throw new ProblemError(409, {
@@ -210,5 +215,6 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
     });
   }
   if (extended.value === 0) throw holdExpired(orderId);
-  return orderStatusOf(after.order.value!, after.tickets.value, context.currency);
+  // An extension changes the tickets' hold, never the order's row.
+  return orderStatusOf(order, ticketsAfter.value, context.currency);
 }

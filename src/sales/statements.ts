@@ -49,20 +49,29 @@ export function settleHeldOrder(db: Db, orderId: string, status: "confirmed" | "
   );
 }
 
-/** What a hold's confirmation or extension decides by, read before it writes: the order's recorded status (null: not `seller`'s, or none) and its tickets' hold. */
-export type HoldStateRow = { status: RecordedOrderStatus | null; released: number; live: number; lacks_email: number };
+/**
+ * What a hold's confirmation or extension decides by, read before it writes:
+ * the order (null: none, or not `seller`'s) and its tickets' hold.
+ */
+export type HoldStateRow = { order: OrderRow | null; released: boolean; live: boolean; lacksEmail: boolean };
 
 /**
- * The held order `orderId`'s state in one row, by the same conditions the
- * confirmation's write requires (tickets/statements.ts): released by a
- * change, its hold live, a ticket without the buyer's e-mail.
+ * The order `orderId` sold by `seller` (null: by anyone) and its held
+ * tickets' state, by the same conditions a confirmation's write requires
+ * (tickets/statements.ts): released by a change, its hold live, a ticket
+ * without the buyer's e-mail. One row.
  */
 export function selectHoldState(db: Db, orderId: string, seller: string | null): Step<HoldStateRow> {
   return step(
     db,
-    sql`SELECT (SELECT status FROM orders WHERE order_id = ${orderId} AND (${seller} IS NULL OR sold_by = ${seller})) AS status,
-               ${orderHoldReleased(orderId)} AS released, ${orderHoldLive(orderId)} AS live, ${orderLacksEmail(orderId)} AS lacks_email`,
-    (result) => read.first<HoldStateRow>()(result)!,
+    sql`SELECT o.order_id, o.reference, o.created_at, o.status,
+               ${orderHoldReleased(orderId)} AS released, ${orderHoldLive(orderId)} AS live, ${orderLacksEmail(orderId)} AS lacks_email
+          FROM (SELECT 1) LEFT JOIN orders o ON o.order_id = ${orderId} AND (${seller} IS NULL OR o.sold_by = ${seller})`,
+    (result) => {
+      const row = read.first<OrderRow & { released: number; live: number; lacks_email: number }>()(result)!;
+      const { released, live, lacks_email, ...order } = row;
+      return { order: order.order_id === null ? null : order, released: released === 1, live: live === 1, lacksEmail: lacks_email === 1 };
+    },
   );
 }
 
