@@ -70,7 +70,17 @@ function timeIn(timeZone: string, now: Date = new Date()): string {
 /** The museum's date and its time of day (`HH:mm`) at one moment, in its time zone. */
 export type MuseumNow = { today: IsoDate; time: string };
 
-/** The museum's date and time at `now`. */
+let lastMuseumNow: { timeZone: string; minute: number; now: MuseumNow } | undefined;
+
+/**
+ * The museum's date and time at `now`. Both change only on a whole minute
+ * (every zone's offset today is whole minutes), so the isolate formats them
+ * once a minute, not on every sale.
+ */
 export function museumNowIn(timeZone: string, now: Date = new Date()): MuseumNow {
-  return { today: todayIn(timeZone, now), time: timeIn(timeZone, now) };
+  const minute = Math.floor(now.getTime() / 60_000);
+  if (lastMuseumNow?.timeZone !== timeZone || lastMuseumNow.minute !== minute) {
+    lastMuseumNow = { timeZone, minute, now: { today: todayIn(timeZone, now), time: timeIn(timeZone, now) } };
+  }
+  return { ...lastMuseumNow.now };
 }

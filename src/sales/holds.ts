@@ -22,15 +22,15 @@ import {
   orderHoldReleased,
   orderLacksEmail,
   orderLinesAhead,
-  selectOrderLacksEmail,
+  selectOrderTickets,
   type TicketRow,
 } from "../tickets/statements";
 import { ticketSellable } from "./conditions";
-import { addOrderReads, orderNotFound, orderStateOf, orderStatusOf } from "./orders";
+import { addOrderReads, orderNotFound, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import type { OrderConfirmation, OrderStatus } from "./schemas";
 import { holdEndOf, secondsIntoDay } from "./sell";
-import { orderRecordedAs, settleHeldOrder } from "./statements";
+import { type HoldStateRow, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -89,6 +89,13 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
   return holdExpired(orderId, { available: available ?? 0, ...(availableEntryTimes ? { availableEntryTimes } : {}), ...(line === undefined ? {} : { line }) });
 }
 
+/** The order's state before a confirmation or an extension, as `orderStatusOf` (orders.ts) would read it; null: not found. */
+function stateBefore({ order, released, live }: HoldStateRow): OrderStatus["status"] | null {
+  if (order === null || order.status !== "held") return order?.status ?? null;
+  if (released) return "released";
+  return live ? "held" : "expired";
+}
+
 async function confirmOnce(
   db: Db,
   orderId: string,
@@ -98,8 +105,7 @@ async function confirmOnce(
 ): Promise<OrderConfirmation> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
-  const before = addOrderReads(batch, orderId, seller);
-  const lacksEmail = batch.add(selectOrderLacksEmail(db, orderId));
+  const before = batch.add(selectHoldState(db, orderId, seller));
   const t = raw("t");
   // Late (the hold ran out): every held ticket must be sellable again, in
   // the order of the lines, as a new sale of them would be.
@@ -122,25 +128,28 @@ async function confirmOnce(
   }
   const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow));
   batch.add(confirmHeldTickets(db, orderId, contact, orderRecordedAs(orderId, "confirmed", null)));
-  const after = addOrderReads(batch, orderId, seller);
+  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
-  const order = before.order.value;
-  if (!order) throw orderNotFound(orderId);
-  const state = orderStateOf(order, before.tickets.value).status;
+  const { order } = before.value;
+  const state = stateBefore(before.value);
+  if (order === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
-  const answer = orderStatusOf(after.order.value!, after.tickets.value, context.currency);
+  // Only its status changes, and only by this batch's settle.
+  const orderAfter = { ...order, status: confirmed.value ? "confirmed" : order.status } satisfies OrderRow;
+  const answer = orderStatusOf(orderAfter, ticketsAfter.value, context.currency);
   if (state === "confirmed") return answer;
   if (confirmed.value) {
     // This isolate's images of the tickets: a held ticket had none.
     forgetTicketLookups();
     return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
   }
-  if (contact.email === undefined && lacksEmail.value) {
+  if (contact.email === undefined && before.value.lacksEmail) {
     throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
   }
-  throw await lateConfirmationRefused(db, orderId, before.tickets.value, context.museumNow);
+  // Nothing was written: its tickets read after are as they were.
+  throw await lateConfirmationRefused(db, orderId, ticketsAfter.value, context.museumNow);
 }
 
 /**
@@ -184,18 +193,18 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   const seller = sellerScope(context.principal);
   const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
-  const before = addOrderReads(batch, orderId, seller);
+  const before = batch.add(selectHoldState(db, orderId, seller));
   const allowed = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}`;
   const extended = batch.add(
     extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
   );
   batch.add(alignOrderHold(db, orderId));
-  const after = addOrderReads(batch, orderId, seller);
+  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
-  const order = before.order.value;
-  if (!order) throw orderNotFound(orderId);
-  const state = orderStateOf(order, before.tickets.value).status;
+  const { order } = before.value;
+  const state = stateBefore(before.value);
+  if (order === null) throw orderNotFound(orderId);
   if (state === "released") throw orderReleased(orderId);
   if (state === "confirmed") {
     throw new ProblemError(409, {
@@ -206,5 +215,6 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
     });
   }
   if (extended.value === 0) throw holdExpired(orderId);
-  return orderStatusOf(after.order.value!, after.tickets.value, context.currency);
+  // An extension changes the tickets' hold, never the order's row.
+  return orderStatusOf(order, ticketsAfter.value, context.currency);
 }

@@ -19,7 +19,7 @@ export function orderNotFound(orderId: string): ProblemError {
  * change released its tickets (tickets/statements.ts `cancelTickets`), and
  * expired once its hold ran out (the database's clock, at the read).
  */
-export function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
+function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
   if (order.status !== "held") return { status: order.status };
   if (tickets.some((t) => t.hold_until !== null && t.cancelled_at !== null && t.cancel_source !== "hold-expired")) {
     return { status: "released" };

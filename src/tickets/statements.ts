@@ -680,10 +680,6 @@ export function orderLacksEmail(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND buyer_email IS NULL)`;
 }
 
-export function selectOrderLacksEmail(db: Db, orderId: string): Step<boolean> {
-  return step(db, sql`SELECT ${orderLacksEmail(orderId)} AS lacks`, (result) => read.first<{ lacks: number }>()(result)?.lacks === 1);
-}
-
 /**
  * The places the tickets of `t`'s order ahead of it (lower lines) take in
  * each of its scopes: what a late confirmation counts, in the order of the
