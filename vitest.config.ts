@@ -1,3 +1,4 @@
+import { TEST_CODE_KEYS } from "./test/support/code-keys";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig } from "vitest/config";
 
@@ -45,6 +46,8 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           // A test-only signing key (the real one is a Worker secret).
           TICKET_SIGNING_KEY: "7e57".repeat(16),
+          // Test-only code keys: T1 signs; T2 is published and signs only from 2999 (rotation).
+          TICKET_CODE_KEYS: JSON.stringify({ keys: TEST_CODE_KEYS }),
           // Webhooks (test/webhooks): a test-only sealing key; http and
           // loopback subscribers allowed; retries at once, 3 attempts; the
           // sweep takes every unsent delivery when a test calls it.

@@ -54,6 +54,36 @@ const sliceOf = (series, slice, measure = "cpuMs") => series.slice(slice.from - 
 const medianOfRounds = (rounds, of) => median(Array.from({ length: rounds }, (_, round) => of(round)));
 const cancelledRatio = (subject) => median(subject.pairs.map((pair) => pair.cancelled / pair.event));
 
+/** A warm first render against the --against checkout's, issue 31's budget. */
+const RENDER_AGAINST_BUDGET = 1.15;
+
+/** The ms of one profiler sample (bench/servers.mjs samples every 100 µs). */
+const SAMPLE_MS = 0.1;
+
+/** The profiled runs' CPU within named functions, per request: [{ pass, r, fn, what, budgetMs, ms }]. */
+const cpuWithinRows = (side) =>
+  Object.entries(side.pairs ?? {}).flatMap(([pass, runs]) => runs.flatMap((r) => (r.cpuWithin ?? []).map((c) => ({ pass, r, ...c, ms: (c.samples * SAMPLE_MS) / Math.max(1, r.requests) }))));
+
+/** This checkout's warm renders against the before's: the general card's first renders in a warm isolate, each kind's warm slice of fresh isolates. */
+function renderAgainst(results) {
+  const out = [];
+  const cost = results.renderCost;
+  if (cost?.subjects.length === 2) {
+    const [self, before] = cost.subjects;
+    out.push({ kind: "general", where: "a warm isolate's first renders, fetched in turn", before: before.label, ratio: median(self.firstMs.map((ms, i) => ms / before.firstMs[i])) });
+  }
+  const fresh = results.freshIsolates;
+  if (fresh?.subjects.length === 2) {
+    const [self, before] = fresh.subjects;
+    const warm = FRESH_SLICES.at(-1);
+    for (const kind of CARD_KINDS) {
+      const ratio = medianOfRounds(fresh.rounds, (round) => median(sliceOf(self.fresh[kind][round], warm)) / median(sliceOf(before.fresh[kind][round], warm)));
+      if (Number.isFinite(ratio)) out.push({ kind, where: `fresh isolates' ${warm.label}`, before: before.label, ratio });
+    }
+  }
+  return out;
+}
+
 /** Every budget check: { id, rule, value, pass }. */
 export function checkBudgets(results) {
   const byId = new Map(results.scenarios.map((s) => [s.id, s]));
@@ -88,6 +118,12 @@ export function checkBudgets(results) {
   if (cost) {
     const firstP50 = p(cost.subjects[0].firstMs, 50);
     check("render-first", "first render in a warm isolate ≤ 10 ms Worker CPU (p50)", `${f(firstP50)} ms`, firstP50 <= 10);
+  }
+  for (const { kind, where, before, ratio } of renderAgainst(results)) {
+    check(`render-${kind}-against`, `${kind} card, ${where}: Worker CPU ≤ ${RENDER_AGAINST_BUDGET}× ${before}'s (median of the ratios)`, `${f(ratio)}×`, ratio <= RENDER_AGAINST_BUDGET);
+  }
+  for (const { pass, r, fn, what, budgetMs, ms } of cpuWithinRows(results)) {
+    check(r.id, `${what} (${pass}, the isolate's samples within \`${fn}\`) < ${budgetMs} ms CPU a request`, `${f(ms, 3)} ms`, ms < budgetMs);
   }
   const fresh = results.freshIsolates;
   if (fresh) {
@@ -179,6 +215,21 @@ function distanceSection(results) {
   ];
 }
 
+function cpuWithinSection(results) {
+  const rows = cpuWithinRows(results);
+  if (rows.length === 0) return [];
+  return [
+    "",
+    "## CPU within functions (the Worker's isolate under V8's profiler)",
+    "",
+    "Miniflare directly, one connection: the isolate's busy samples (100 µs) whose stack holds the function, per request.",
+    "",
+    "| Pass | Scenario | Requests | Function | CPU ms a request | the whole request, isolate ms | Budget |",
+    "|---|---|--:|---|--:|--:|---|",
+    ...rows.map(({ pass, r, fn, what, budgetMs, ms }) => `| ${pass} | ${r.title} | ${r.requests} | \`${fn}\` (${what}) | ${f(ms, 3)} | ${f((r.isolateSamples * SAMPLE_MS) / Math.max(1, r.requests))} | < ${budgetMs} ms ${mark(ms < budgetMs)} |`),
+  ];
+}
+
 function renderSections(results) {
   const lines = [];
   const cost = results.renderCost;
@@ -219,6 +270,8 @@ function renderSections(results) {
       }
     }
     const sale = (s, measure) => f(median(s.sales.map((r) => r[measure])));
+    const against = renderAgainst(results);
+    if (against.length > 0) lines.push("", `Warm renders, this checkout / ${against[0].before}, the medians of the alternated ratios: ${against.map((a) => `${a.kind} (${a.where}) ${f(a.ratio)}×`).join("; ")}.`);
     lines.push(
       "",
       `A sale with its pre-render (warm isolate, the CPU read once the pre-render is done), medians: ${subjects.map((s) => `${s.label} ${sale(s, "cpuMs")} ms CPU, ${sale(s, "latencyMs")} ms latency`).join("; ")}.`,
@@ -247,7 +300,7 @@ function beforeSection(results) {
     row.pairs.push([other, r]);
     rows.set(key(pass, r), row);
   }
-  const isolateMs = (r) => (r.isolateSamples === undefined ? NaN : (r.isolateSamples * 0.1) / Math.max(1, r.requests));
+  const isolateMs = (r) => (r.isolateSamples === undefined ? NaN : (r.isolateSamples * SAMPLE_MS) / Math.max(1, r.requests));
   const cell = (row, of) => {
     const b = median(row.pairs.map(([x]) => of(x)));
     const a = median(row.pairs.map(([, y]) => of(y)));
@@ -283,6 +336,7 @@ export function renderMarkdown(results) {
     ...pairSections(results),
     ...beforeSection(results),
     ...distanceSection(results),
+    ...cpuWithinSection(results),
     ...renderSections(results),
     ...(results.queryPlan ? ["", "## The year list's query plan (100,000 events)", "", "```", ...results.queryPlan, "```"] : []),
     "",

@@ -141,11 +141,14 @@ async function runScenario(server, scenario, ctx, cfg) {
   await probe(base, firstOf(scenario.requests(ctx)), expect);
   const amount = scenario.mode === "amount";
   const warm = await runLoad({ base, connections, ...(amount ? { amount: scenario.warmup } : { duration: cfg.warmup }), requests: scenario.requests(ctx), expect, sequence });
-  const stopProfile = await server.profiler?.start();
+  const stopProfile = await server.profiler?.start(scenario.cpuWithin?.map((c) => c.fn));
   const load = await metered(server, () =>
     runLoad({ base, connections, ...(amount ? { amount: scenario.amount(cfg), rate: cfg.rate } : { duration: cfg.duration }), requests: scenario.requests(ctx), expect, sequence }),
   );
-  if (stopProfile) load.isolateSamples = await stopProfile();
+  if (stopProfile) {
+    const { busy, within } = await stopProfile();
+    Object.assign(load, { isolateSamples: busy, ...(scenario.cpuWithin ? { cpuWithin: scenario.cpuWithin.map((c) => ({ ...c, samples: within[c.fn] })) } : {}) });
+  }
   // A scenario that got no answer at all failed, whatever else it reports.
   const failures = load.unexpected + load.errors + warm.unexpected + warm.errors + (load.requests === 0 ? 1 : 0);
   return { id: scenario.id, title: scenario.title, db: scenario.db, kind: scenario.kind, connections, sequence: sequence ?? 1, ...load, failures };
@@ -173,6 +176,7 @@ function serverPasses(cfg, scenarios) {
   const pair = (pass) => ({ db: "small", direct: true, connections: 1, ...pass });
   return [
     { name: "wrangler dev, 100 events", db: "small", list: of((s) => s.db === "small" && !["webhooks", "capacity", "order-pair", "calendar-pair", "hold-pair"].includes(s.kind)) },
+    pair({ name: "gate, profiled", profile: true, list: of((s) => s.cpuWithin) }),
     pair({ name: "webhooks", profile: true, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "webhooks") }),
     pair({ name: "capacity", db: "capacity", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "capacity") }),
     // A few sales a second, so each pre-render is done before the next sale; at that pace a profiler's sampling would outweigh the sales.

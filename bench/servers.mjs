@@ -235,19 +235,31 @@ class Profiler {
     });
   }
 
-  /** Starts sampling; `stop()` returns the samples taken while the isolate ran. */
-  async start(intervalUs = 100) {
+  /** Starts sampling; `stop()` returns sampleCounts of the profile (`within`: of these functions). */
+  async start(within = [], intervalUs = 100) {
     await this.send("Profiler.enable");
     await this.send("Profiler.setSamplingInterval", { interval: intervalUs });
     await this.send("Profiler.start");
-    return async () => {
-      const { profile } = await this.send("Profiler.stop");
-      const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
-      return profile.samples.filter((id) => !idle.has(id)).length;
-    };
+    return async () => sampleCounts((await this.send("Profiler.stop")).profile, within);
   }
 
   close() {
     this.ws.close();
   }
+}
+
+/**
+ * Of a V8 CPU profile: `busy`, the samples taken while the isolate ran (not
+ * idle); `within[name]`, those of them whose stack holds a function of that
+ * name (its own work and all it called, awaited continuations included).
+ */
+export function sampleCounts(profile, within = []) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map(profile.nodes.flatMap((n) => (n.children ?? []).map((child) => [child, n.id])));
+  const stackHolds = (id, name) => {
+    for (let at = id; at !== undefined; at = parent.get(at)) if (nodes.get(at).callFrame.functionName === name) return true;
+    return false;
+  };
+  const busy = profile.samples.filter((id) => nodes.get(id).callFrame.functionName !== "(idle)");
+  return { busy: busy.length, within: Object.fromEntries(within.map((name) => [name, busy.filter((id) => stackHolds(id, name)).length])) };
 }

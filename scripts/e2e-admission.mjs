@@ -12,11 +12,17 @@
 // a forged code (422 invalid-ticket-code); the gate's 403 elsewhere; an
 // order of two at the box office, one ticket taken back (refund, new image,
 // 409 ticket-cancelled at the gate), the other admitted, so the order has
-// nothing left to cancel; the day's attendance. Exits non-zero on the first unmet expectation. Every call
+// nothing left to cancel; an offline gate's sync (keys, rules, revocations)
+// and its own verdicts (museum-api-client/gate); scans it made offline
+// uploaded later (its clock an hour behind): one admitted, one a conflict
+// (its ticket admitted online before), the same upload again answering the
+// same, the day's conflicts; the day's attendance. Exits non-zero on the first unmet expectation. Every call
 // goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
+import { checkTicketCode } from "museum-api-client/gate";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { log, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday } from "../tools/lib/dates.mjs";
@@ -161,6 +167,60 @@ async function run({ admin, sales, gate }) {
   );
   assert.equal(expectStatus(orderCancel, 409, "cancelling the rest of the order").type, "/problems/nothing-to-cancel");
 
+  // A gate offline, its clock an hour behind, uploads two scans: one admits, one is a conflict.
+  const { eventId: offline } = expectStatus(await event("E2E offline", [today]), 201, "admin creates a fifth event");
+  const offlineTicket = expectStatus(await buy(offline, today), 201, "sales buys a ticket for it");
+  const offlineCode = readTicketCode((await ticketImage(sales, offlineTicket.ticketId)).body);
+  // What the gate synced before its network went, and its own judgement of each scan.
+  const keys = expectStatus(answer(await gate.GET("/gate/keys")), 200, "the gate syncs the keys");
+  const config = expectStatus(answer(await gate.GET("/gate/config")), 200, "the gate syncs the coming days' rules");
+  const feed = expectStatus(answer(await gate.GET("/gate/revocations")), 200, "the gate syncs the revocations");
+  assert.deepEqual(
+    feed.revocations.map((r) => r.ticketId).sort(),
+    [cancelled.ticketId, stranded.ticketId, given.ticketId].sort(),
+    "the feed revokes the cancelled tickets (the deleted event's, the dropped date's, the given-back one)",
+  );
+  const revoked = feed.revocations.map((r) => r.ticketId);
+  const judged = async (scanned) => (await checkTicketCode({ code: scanned, keys, config, revoked })).outcome;
+  assert.deepEqual(
+    [await judged(offlineCode), await judged(givenCode), await judged(forged), await judged(code)],
+    ["admitted", "revoked", "invalid-ticket-code", "admitted"],
+    "the gate's verifier: the new ticket and the one admitted online (it cannot know) let in, the cancelled one revoked, the forgery refused",
+  );
+  log("ok  the gate's verifier judges four codes offline");
+  const deviceNow = Date.now() - 60 * 60 * 1000;
+  const deviceTime = (minutesAgo) => new Date(deviceNow - minutesAgo * 60 * 1000).toISOString();
+  const upload = {
+    sentAt: deviceTime(0),
+    scans: [
+      { scanId: randomUUID(), code: offlineCode, scannedAt: deviceTime(2) },
+      { scanId: randomUUID(), code, scannedAt: deviceTime(5) },
+    ],
+  };
+  const uploaded = expectStatus(answer(await gate.POST("/admissions/offline", { body: upload })), 200, "the gate uploads two offline scans");
+  assert.deepEqual(
+    uploaded.results.map((r) => [r.scanId, r.outcome, r.ticketId]),
+    [
+      [upload.scans[0].scanId, "admitted", offlineTicket.ticketId],
+      [upload.scans[1].scanId, "already-admitted", ticket.ticketId],
+    ],
+  );
+  const corrected = Date.parse(uploaded.results[0].scannedAt) - Date.parse(uploaded.results[0].deviceScannedAt);
+  assert.ok(Math.abs(corrected - 60 * 60 * 1000) < 60 * 1000, `the scan's time corrected by an hour, not ${corrected} ms`);
+  assert.equal(uploaded.results[0].admittedAt, uploaded.results[0].scannedAt);
+  assert.equal(expectStatus(await ticketStatus(offlineTicket.ticketId), 200, "the offline-admitted ticket").status, "admitted");
+  const resent = expectStatus(answer(await gate.POST("/admissions/offline", { body: upload })), 200, "the same upload again");
+  assert.deepEqual(resent, uploaded);
+  const conflicts = expectStatus(
+    answer(await admin.GET("/admissions/conflicts", { params: { query: { date: today } } })),
+    200,
+    "admin reads today's conflicts",
+  );
+  assert.deepEqual(
+    conflicts.map((c) => [c.scanId, c.ticketId, c.outcome, c.gate, c.admittedAt]),
+    [[upload.scans[1].scanId, ticket.ticketId, "already-admitted", "e2e-gate", admitted.admittedAt]],
+  );
+
   // The day's attendance.
   const summary = expectStatus(
     answer(await admin.GET("/admissions/summary", { params: { query: { date: today } } })),
@@ -179,6 +239,11 @@ async function run({ admin, sales, gate }) {
     summary.events.find((e) => e.eventId === family),
     { eventId: family, name: "E2E box office", sold: 2, admitted: 1, cancelled: 1, byCategory: { adult: { sold: 2, admitted: 1, cancelled: 1 } } },
   );
+  assert.deepEqual(
+    summary.events.find((e) => e.eventId === offline),
+    { eventId: offline, name: "E2E offline", sold: 1, admitted: 1, cancelled: 0, byCategory: { adult: { sold: 1, admitted: 1, cancelled: 0 } } },
+  );
+  assert.equal(summary.conflicts, 1);
 }
 
 runMain(async () => {
@@ -188,8 +253,8 @@ runMain(async () => {
     server = await startWranglerDev({
       persistTo: state.persistTo,
       logLevel: "warn",
-      // A throw-away signing key for ticket QR payloads (the real one is a secret).
-      vars: { TICKET_SIGNING_KEY: randomBytes(32).toString("hex") },
+      // Throw-away keys for ticket codes (the real ones are secrets).
+      vars: throwawaySecrets(),
     });
     log(`wrangler dev on ${server.origin}`);
     await run(clients(server.origin, state.credentials));

@@ -13,7 +13,7 @@ import { ROOT } from "../tools/lib/wrangler.mjs";
  * Secrets the Worker cannot run without (src/ticket-image, src/webhooks/signing.ts).
  * test/tools/preflight.test.mjs proves this list against what src/ reads.
  */
-export const REQUIRED_SECRETS = ["TICKET_SIGNING_KEY", "WEBHOOK_SECRET_KEY"];
+export const REQUIRED_SECRETS = ["TICKET_CODE_KEYS", "TICKET_SIGNING_KEY", "WEBHOOK_SECRET_KEY"];
 /** Secrets src/ reads only while a key is being rolled (docs/operations.md). */
 export const ROLLOVER_SECRETS = ["TICKET_SIGNING_KEYS_PREVIOUS", "WEBHOOK_SECRET_KEY_PREVIOUS"];
 /** Plain settings src/ reads that [vars] may leave out (the signing key's id, `K1` by default). */

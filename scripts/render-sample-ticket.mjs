@@ -6,13 +6,14 @@
 //   node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
 //
 // Writes ticket-sample.png (event ticket), ticket-sample-cancelled.png and
-// ticket-sample-general.png, signed with the documented local development key
+// ticket-sample-general.png, signed with the documented local development key set
 // (never a production key), and prints each token with its QR version.
 import { build } from "esbuild";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseEnv } from "node:util";
 import { exitOnHelp } from "../tools/lib/cli.mjs";
 
 exitOnHelp(`usage: node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
@@ -26,7 +27,7 @@ const bundle = join(tmp, "qr.mjs");
 try {
   await build({
     stdin: {
-      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/code-keys.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
       resolveDir: root,
       loader: "ts",
     },
@@ -40,16 +41,15 @@ try {
   });
   const qr = await import(pathToFileURL(bundle).href);
 
-  // The public local development key of .dev.vars.example (samples only).
-  const example = join(root, ".dev.vars.example");
-  const localKey = existsSync(example)
-    ? /^TICKET_SIGNING_KEY=(.+)$/m.exec(readFileSync(example, "utf8"))?.[1]?.trim()
-    : undefined;
-  const keys = qr.signingKeysFromEnv({ TICKET_SIGNING_KEY: localKey ?? "sample-only-ticket-signing-key-0123456789" });
+  // The public local development key set of .dev.vars.example (samples only).
+  const localKeys = parseEnv(readFileSync(join(root, ".dev.vars.example"), "utf8")).TICKET_CODE_KEYS;
+  const signer = qr.codeSignerAt(qr.codeKeysFromEnv({ TICKET_CODE_KEYS: localKeys }), new Date());
   const event = {
     ticketId: "a54a57ca-36f8-421b-a6b4-2e8f26858a4c",
     ticketType: "event",
     ticketDate: "2023-09-05",
+    category: "child",
+    eventId: "3be6453c-03eb-4357-ae5a-984a0e574a54",
     confirmationCode: "ticket-event-9c55eg-8v82a",
     eventName:
       "Pirate Coding Workshop: Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon on the Old Harbour Pier — bring your own laptop, eye patch optional",
@@ -65,6 +65,7 @@ try {
         ticketId: "b811f723-17b2-44f7-8952-24b03e43d8a9",
         ticketType: "general",
         ticketDate: "2023-09-07",
+        category: "adult",
         confirmationCode: "ticket-general-e5e5c6-dce78",
         entryTime: "10:30",
         categoryName: "Adult",
@@ -73,7 +74,7 @@ try {
     ],
   ];
   for (const [name, ticket] of samples) {
-    const token = await qr.signTicketToken(ticket, keys);
+    const token = await qr.signTicketCode(ticket, signer);
     const png = await qr.renderTicketPng(ticket, token);
     const info = qr.buildTicketQr(token);
     writeFileSync(join(outDir, name), png);

@@ -1,4 +1,4 @@
-import { bodyLimit } from "hono/body-limit";
+import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { ticketCategoriesRouter } from "./categories";
@@ -30,8 +30,23 @@ const API_VERSION = "1.1.1";
 const API_BASE_PATH = "/v1.1";
 /** @internal (for tests) */
 export const MAX_BODY_BYTES = 16 * 1024;
+/** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. @internal (for tests) */
+export const MAX_UPLOAD_BYTES = 512 * 1024;
+const UPLOAD_PATH = `${API_BASE_PATH}/admissions/offline`;
 
-/** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB. */
+/** Refuses (413) a body over `maxSize` bytes. */
+function bodyLimitOf(maxSize: number) {
+  // Counts the bytes actually read when no Content-Length is given; with one,
+  // the runtime never hands the Worker more bytes than it declares.
+  return honoBodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ProblemError(413, { detail: `The request body is over ${maxSize} bytes.` });
+    },
+  });
+}
+
+/** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB (an offline upload: 512 KiB). */
 function createApi() {
   const api = createRouter();
   // Registered before the auth middleware, so the document stays public.
@@ -55,16 +70,11 @@ function createApi() {
   api.openAPIRegistry.registerPath(healthRoute);
   registerPublishNewEventWebhook(api, SpecialEventResponseSchema);
 
+  const bodyLimit = bodyLimitOf(MAX_BODY_BYTES);
+  const uploadBodyLimit = bodyLimitOf(MAX_UPLOAD_BYTES);
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),
-    // Counts the bytes actually read when no Content-Length is given; with one,
-    // the runtime never hands the Worker more bytes than it declares.
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ProblemError(413, { detail: `The request body is over ${MAX_BODY_BYTES} bytes.` });
-      },
-    }),
+    (c, next) => (c.req.path === UPLOAD_PATH ? uploadBodyLimit : bodyLimit)(c, next),
     jsonBody(),
   );
   api.route("/", museumHoursRouter);

@@ -4,69 +4,90 @@ import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/k
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import sql from "sql-template-tag";
 import { Batch, type Db } from "../platform/batch";
-import type { IsoDate } from "../platform/dates";
-import { minutesOf, timeOf } from "../hours/calendar";
-import { type SigningKeys, verifyTicketToken } from "../ticket-image";
 import type { Admission } from "./schemas";
 import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
-import { markAdmitted, selectTicket, ticketAdmittable, type TicketRow } from "../tickets/statements";
+import {
+  type AdmissionJudgement,
+  admissionJudgement,
+  markAdmitted,
+  selectAdmissionJudgement,
+  selectTicket,
+  type TicketRow,
+} from "../tickets/statements";
 import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
+import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, ticketIdOfCode } from "./judging";
 
-export type AdmissionContext = {
-  keys: SigningKeys;
-  /** Today in the museum's time zone. */
-  today: IsoDate;
-  /** The museum's time now (`HH:mm`). */
-  time: string;
-  /** How long before its entry time a timed ticket is admitted (ADMISSION_EARLY_MINUTES). */
-  earlyMinutes: number;
-  /** The admitting account's name. */
-  gate: string;
-  now: Date;
+export type AdmissionContext = GateContext & {
   /** Makes the admission safe to retry (scoped to `gate`). */
   idempotencyKey?: string;
 };
-
-/** One answer for every code that is not genuine, so a forger learns nothing about which check failed. */
-function invalidTicketCode(): ProblemError {
-  return new ProblemError(422, {
-    type: PROBLEM_TYPES.invalidTicketCode,
-    title: "Invalid ticket code",
-    detail: "This code is not a genuine ticket of this museum.",
-  });
-}
 
 /** The 201 answer of an admission on record, with its ticket. */
 function admissionOf(ticket: TicketRow, admission: AdmissionRecord): Admission {
   return { admissionId: admission.admission_id, ...ticketFacts(ticket), admittedAt: ticket.admitted_at!, gate: admission.gate };
 }
 
+/** The refusal of a scan now, from the ticket as it stands after the batch and its judgement then. */
+function refusalOf(row: TicketRow, judged: { judgement: AdmissionJudgement; time_close: string | null }, onRecord: AdmissionRecord | null, moment: ScanMomentValues, earlyMinutes: number): ProblemError {
+  switch (judged.judgement) {
+    case "already-admitted":
+      return alreadyAdmitted(row.ticket_id, row.admitted_at!, onRecord?.gate);
+    case "ticket-cancelled":
+    case "cancelled-after-entry":
+      return ticketCancelled(row.ticket_id, row.cancelled_at!);
+    case "not-valid-today":
+      return new ProblemError(422, {
+        type: PROBLEM_TYPES.notValidToday,
+        title: "Not valid today",
+        detail: `This ticket is for ${row.ticket_date}, not today (${moment.today}).`,
+        extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
+      });
+    case "too-early":
+      return new ProblemError(422, {
+        type: PROBLEM_TYPES.tooEarly,
+        title: "Too early",
+        detail: `This ticket's entry time is ${row.entry_time}; it is admitted from ${earlyMinutes} minutes before.`,
+        extensions: { ticketId: row.ticket_id, entryTime: row.entry_time },
+      });
+    case "too-late":
+      return new ProblemError(422, {
+        type: PROBLEM_TYPES.tooLate,
+        title: "Too late",
+        detail: `The museum closed at ${judged.time_close} today; this ticket is no longer admitted.`,
+        extensions: { ticketId: row.ticket_id, timeClose: judged.time_close },
+      });
+    case "invalid-ticket-code":
+      return invalidTicketCode();
+    case "admittable":
+      // The batch admits an admittable ticket; only a concurrent change between its statements could leave one.
+      throw new Error(`Ticket ${row.ticket_id} was admittable yet not admitted`);
+  }
+}
+
 /**
  * Admits the ticket a scanned code names. A code whose signature does not
  * verify is refused before any database access. Otherwise one batch (one
- * round trip) admits the ticket if it is valid and for today, and reports
- * the ticket as it then stands, which decides the answer:
- * admitted now (this request's admission is on record), already admitted,
- * cancelled (whatever its date), or not for today.
+ * round trip) admits the ticket if the rules of admission allow it now
+ * (tickets' `admissionJudgement`), and reads the ticket, its admission and
+ * that judgement as they then stand, which decides the answer.
  */
 async function admitOnce(db: Db, code: string, context: AdmissionContext, claim: IdempotencyClaimHeld | undefined): Promise<Admission> {
-  const token = await verifyTicketToken(code, context.keys);
-  if (!token) throw invalidTicketCode();
+  const ticketId = await ticketIdOfCode(code, context);
+  if (!ticketId) throw invalidTicketCode();
 
   const admissionId = crypto.randomUUID();
-  const admittedAt = context.now.toISOString();
-  const latestEntryTime = timeOf(Math.min(minutesOf(context.time) + context.earlyMinutes, 24 * 60 - 1));
+  const moment = scanMomentAt(context.now, context.timeZone, context.earlyMinutes);
   const batch = new Batch(db);
   batch.add(
     insertAdmission(
       db,
-      { admissionId, ticketId: token.ticketId, gate: context.gate, admittedAt },
-      ticketAdmittable(token.ticketId, context.today, latestEntryTime),
+      { admissionId, ticketId, gate: context.gate, admittedAt: moment.at },
+      sql`${admissionJudgement(sql`${ticketId}`, boundMoment(moment))} = 'admittable'`,
       claim ? claimHeld(claim) : sql`1`,
     ),
   );
-  batch.add(markAdmitted(db, token.ticketId, admittedAt, admissionMade(admissionId)));
+  batch.add(markAdmitted(db, ticketId, moment.at, admissionMade(admissionId)));
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -74,38 +95,20 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       body: JSON.stringify({ admissionId }),
       written: admissionMade(admissionId),
     });
-  const ticket = batch.add(selectTicket(db, token.ticketId, null));
-  const admission = batch.add(selectAdmissionOf(db, token.ticketId));
+  const ticket = batch.add(selectTicket(db, ticketId, null));
+  const admission = batch.add(selectAdmissionOf(db, ticketId));
+  const judged = batch.add(selectAdmissionJudgement(db, ticketId, boundMoment(moment)));
   await batch.run();
   const row = ticket.value;
   // A genuine code for a ticket this database does not hold (it was signed
   // by another deployment sharing the key, or the data was reset) is not a
   // ticket of this museum either.
-  if (!row) throw invalidTicketCode();
+  if (!row || !judged.value) throw invalidTicketCode();
   if (held && !held.value) throw keyStillInProgress();
 
   const onRecord = admission.value;
-  if (onRecord !== null && onRecord.admission_id !== admissionId) {
-    throw alreadyAdmitted(row.ticket_id, row.admitted_at!, onRecord.gate);
-  }
-  if (row.cancelled_at !== null) throw ticketCancelled(row.ticket_id, row.cancelled_at);
-  if (onRecord === null && row.ticket_date === context.today && row.entry_time !== null) {
-    throw new ProblemError(422, {
-      type: PROBLEM_TYPES.tooEarly,
-      title: "Too early",
-      detail: `This ticket's entry time is ${row.entry_time}; it is admitted from ${context.earlyMinutes} minutes before.`,
-      extensions: { ticketId: row.ticket_id, entryTime: row.entry_time },
-    });
-  }
-  if (onRecord === null) {
-    throw new ProblemError(422, {
-      type: PROBLEM_TYPES.notValidToday,
-      title: "Not valid today",
-      detail: `This ticket is for ${row.ticket_date}, not today (${context.today}).`,
-      extensions: { ticketId: row.ticket_id, ticketDate: row.ticket_date },
-    });
-  }
-  return admissionOf(row, onRecord);
+  if (onRecord !== null && onRecord.admission_id === admissionId) return admissionOf(row, onRecord);
+  throw refusalOf(row, judged.value, onRecord, moment, context.earlyMinutes);
 }
 
 /**

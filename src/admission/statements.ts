@@ -1,8 +1,10 @@
-// The admission feature's table (admissions): every statement on it, and the
-// read fragments other features may put in theirs. The ticket's own state
+// The admission feature's tables (admissions, offline_scans): every statement
+// on them, and the read fragments other features may put in theirs. The ticket's own state
 // (`admitted_at`) is the tickets feature's (tickets/statements.ts).
-import sql, { type Sql } from "sql-template-tag";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
+import type { IsoDate } from "../platform/dates";
+import type { ScanMoment } from "../tickets/statements";
 
 export type AdmissionAttempt = { admissionId: string; ticketId: string; gate: string; admittedAt: string };
 
@@ -44,4 +46,188 @@ export function ticketOfAdmission(admissionId: string): Sql {
 /** True once the admission `admissionId` is on record. */
 export function admissionMade(admissionId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM admissions WHERE admission_id = ${admissionId})`;
+}
+
+/** What an offline scan can come to (docs/admission.md, "Offline gates"). */
+type OfflineOutcome =
+  | "admitted"
+  | "already-admitted"
+  | "ticket-cancelled"
+  | "cancelled-after-entry"
+  | "not-valid-today"
+  | "too-early"
+  | "too-late"
+  | "invalid-ticket-code"
+  | "rejected";
+
+/**
+ * One scan of an upload, as the upload's statements read it: the whole
+ * upload is bound once as a JSON array of these, in scan order.
+ */
+export type OfflineScanInput = {
+  scanId: string;
+  codeSha256: string;
+  /** The ticket a genuine code names (null: the code is not genuine). */
+  ticketId: string | null;
+  deviceScannedAt: string;
+  /** The corrected scan time and the museum's date, time and latest entry time then. */
+  at: string;
+  today: string;
+  time: string;
+  latestEntryTime: string;
+  /** Too old or too far ahead to be judged. */
+  rejected: boolean;
+  /** The admission's id, should this scan admit its ticket. */
+  admissionId: string;
+};
+
+/** A field of the upload's scan `s` (a row of json_each), as SQL. */
+const scanField = (field: keyof OfflineScanInput) => sql`(s.value ->> ${raw(`'${field}'`)})`;
+
+/** The scan `s`'s moment, for the rules of admission (tickets' `admissionJudgement`). */
+export const SCAN_MOMENT: ScanMoment = {
+  at: scanField("at"),
+  today: scanField("today"),
+  time: scanField("time"),
+  latestEntryTime: scanField("latestEntryTime"),
+};
+
+/** The upload's scans as the rows `s` of json_each, in scan order. */
+const scansOf = (scans: OfflineScanInput[]) => sql`json_each(${JSON.stringify(scans)}) s`;
+
+/** True when `gate` already uploaded the scan `s` (its scanId). */
+const scanKnown = (gate: string) =>
+  sql`EXISTS (SELECT 1 FROM offline_scans o WHERE o.gate = ${gate} AND o.scan_id = ${scanField("scanId")})`;
+
+/** True when some scan of the upload reuses a scanId `gate` uploaded before with another code. */
+export function scanIdReused(gate: string, scans: OfflineScanInput[]): Sql {
+  return sql`EXISTS (SELECT 1 FROM ${scansOf(scans)} JOIN offline_scans o ON o.gate = ${gate} AND o.scan_id = ${scanField("scanId")}
+                      WHERE o.code_sha256 <> ${scanField("codeSha256")})`;
+}
+
+/** The code hash `gate` uploaded each of `scanIds` with before, by scanId. */
+export function selectScanCodes(db: Db, gate: string, scanIds: string[]): Step<Map<string, string>> {
+  return step(
+    db,
+    sql`SELECT scan_id, code_sha256 FROM offline_scans
+         WHERE gate = ${gate} AND scan_id IN (SELECT value FROM json_each(${JSON.stringify(scanIds)}))`,
+    (result) => new Map(read.rows<{ scan_id: string; code_sha256: string }>()(result).map((row) => [row.scan_id, row.code_sha256])),
+  );
+}
+
+/**
+ * Records the upload's new scans with their outcome, as if judged one after
+ * another in scan order: rejected; else the judgement at the scan's moment
+ * (`judgement` of a ticket, tickets' `admissionJudgement` of the scan `s`;
+ * NULL, no such ticket: not genuine), where the first admittable new scan of
+ * a ticket is `admitted` and the admittable ones after it `already-admitted`.
+ * A scanId `gate` uploaded before keeps its row. `ticketDate`: the date of a
+ * ticket (tickets' `ticketDateOf`). The scans are read once (MATERIALIZED),
+ * each judged once.
+ */
+export function insertOfflineScans(
+  db: Db,
+  gate: string,
+  scans: OfflineScanInput[],
+  judgement: (ticketId: Sql) => Sql,
+  ticketDate: (ticketId: Sql) => Sql,
+): Step<void> {
+  const ticketId = scanField("ticketId");
+  return step(
+    db,
+    sql`WITH judged AS MATERIALIZED (
+          SELECT s.key, s.value, ${ticketId} AS ticket_id, ${ticketDate(ticketId)} AS ticket_date,
+                 ${scanField("rejected")} AS rejected, ${judgement(ticketId)} AS judgement, ${scanKnown(gate)} AS known
+            FROM ${scansOf(scans)}),
+        admitting AS (
+          SELECT ticket_id, min(key) AS key FROM judged
+           WHERE judgement = 'admittable' AND NOT rejected AND NOT known GROUP BY ticket_id)
+        INSERT INTO offline_scans (gate, scan_id, code_sha256, ticket_id, ticket_date, device_scanned_at, scanned_at, scanned_on, outcome)
+        SELECT ${gate}, ${scanField("scanId")}, ${scanField("codeSha256")}, CASE WHEN s.ticket_date IS NOT NULL THEN s.ticket_id END,
+               s.ticket_date, ${scanField("deviceScannedAt")}, ${scanField("at")}, ${scanField("today")},
+               CASE WHEN s.rejected THEN 'rejected'
+                    WHEN s.judgement = 'admittable' AND s.key = (SELECT a.key FROM admitting a WHERE a.ticket_id = s.ticket_id) THEN 'admitted'
+                    WHEN s.judgement = 'admittable' THEN 'already-admitted'
+                    ELSE coalesce(s.judgement, 'invalid-ticket-code') END
+          FROM judged s
+         WHERE NOT s.known
+         ORDER BY s.key
+        ON CONFLICT (gate, scan_id) DO NOTHING`,
+    read.nothing,
+  );
+}
+
+/**
+ * Records the admissions of the upload's scans just recorded `admitted`: at
+ * the scan's corrected time, by `gate`. UNIQUE (ticket_id) keeps it to one
+ * per ticket whatever else was admitted (a scan sent again admits nothing).
+ */
+export function insertOfflineAdmissions(db: Db, gate: string, scans: OfflineScanInput[]): Step<void> {
+  return step(
+    db,
+    sql`INSERT INTO admissions (admission_id, ticket_id, admitted_at, gate)
+        SELECT ${scanField("admissionId")}, o.ticket_id, o.scanned_at, o.gate
+          FROM ${scansOf(scans)} JOIN offline_scans o ON o.gate = ${gate} AND o.scan_id = ${scanField("scanId")}
+         WHERE o.outcome = 'admitted'
+         ORDER BY s.key
+        ON CONFLICT (ticket_id) DO NOTHING`,
+    read.nothing,
+  );
+}
+
+/** The admissions the upload's scans just recorded, as `ticket_id, admitted_at` (for the tickets to follow). */
+export function admissionsOfUpload(scans: OfflineScanInput[]): Sql {
+  return sql`SELECT ticket_id, admitted_at FROM admissions
+              WHERE admission_id IN (SELECT ${scanField("admissionId")} FROM ${scansOf(scans)})`;
+}
+
+/** An offline scan on record, with its ticket's admission time where it has one. */
+export type OfflineScanRecord = {
+  scan_id: string;
+  ticket_id: string | null;
+  outcome: OfflineOutcome;
+  scanned_at: string;
+  device_scanned_at: string;
+  gate: string;
+  admitted_at: string | null;
+};
+
+const OFFLINE_SCAN_RECORD = sql`o.scan_id, o.ticket_id, o.outcome, o.scanned_at, o.device_scanned_at, o.gate, a.admitted_at`;
+
+/** The scans `gate` uploaded with the ids `scanIds`, by scanId. */
+export function selectOfflineScans(db: Db, gate: string, scanIds: string[]): Step<Map<string, OfflineScanRecord>> {
+  return step(
+    db,
+    sql`SELECT ${OFFLINE_SCAN_RECORD} FROM offline_scans o LEFT JOIN admissions a ON a.ticket_id = o.ticket_id
+         WHERE o.gate = ${gate} AND o.scan_id IN (SELECT value FROM json_each(${JSON.stringify(scanIds)}))`,
+    (result) => new Map(read.rows<OfflineScanRecord>()(result).map((row) => [row.scan_id, row])),
+  );
+}
+
+/** Conflicts: scans judged, and not admitted. */
+const CONFLICT = sql`o.outcome NOT IN ('admitted', 'rejected')`;
+
+/**
+ * The conflicts of `date`: scans of its tickets, and scans made that day
+ * whose code named no ticket (the two partial indexes of 0016), in upload order.
+ */
+function conflictsOn(date: IsoDate): Sql {
+  return sql`SELECT o.position FROM offline_scans o WHERE o.ticket_date = ${date} AND o.ticket_id IS NOT NULL AND ${CONFLICT}
+             UNION ALL
+             SELECT o.position FROM offline_scans o WHERE o.scanned_on = ${date} AND o.ticket_id IS NULL AND ${CONFLICT}`;
+}
+
+/** The conflicts of `date` in upload order, with their ticket's admission time where it has one. */
+export function selectConflicts(db: Db, date: IsoDate): Step<OfflineScanRecord[]> {
+  return step(
+    db,
+    sql`SELECT ${OFFLINE_SCAN_RECORD} FROM offline_scans o LEFT JOIN admissions a ON a.ticket_id = o.ticket_id
+         WHERE o.position IN (${conflictsOn(date)}) ORDER BY o.position`,
+    read.rows<OfflineScanRecord>(),
+  );
+}
+
+/** How many conflicts `date` has. */
+export function countConflicts(db: Db, date: IsoDate): Step<number> {
+  return step(db, sql`SELECT count(*) AS n FROM (${conflictsOn(date)})`, (result) => read.first<{ n: number }>()(result)!.n);
 }

@@ -3,7 +3,7 @@ import { schemaBehindProblem } from "../http/errors";
 import { createRouter, jsonContent, publicProblemResponses } from "../http/openapi";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { invalidMoneySettings, settingsOf } from "../settings";
-import { signingKeysProblem } from "../ticket-image";
+import { codeKeysProblem, signingKeysProblem } from "../ticket-image";
 import { D1_RETRY_AFTER_SECONDS } from "../platform/d1-errors";
 import { log } from "../platform/log";
 import { EXPECTED_MIGRATIONS, pendingMigrations } from "../platform/migrations";
@@ -46,9 +46,9 @@ const HealthSchema = z
 
 /** What the Worker's secrets and money settings lack: a sale needs them all (docs/operations.md). */
 function configurationProblems(env: Parameters<typeof settingsOf>[0]): string[] {
-  const keys = signingKeysProblem(env);
+  const keys = [codeKeysProblem(env), signingKeysProblem(env)].filter((problem) => problem !== null);
   const money = invalidMoneySettings(settingsOf(env)).map((name) => `${name} is missing or malformed.`);
-  return keys === null ? money : [keys, ...money];
+  return [...keys, ...money];
 }
 
 /**

@@ -98,7 +98,10 @@ export const PROBLEM_TYPES = {
   ticketCancelled: "/problems/ticket-cancelled",
   notValidToday: "/problems/not-valid-today",
   tooEarly: "/problems/too-early",
+  tooLate: "/problems/too-late",
   invalidTicketCode: "/problems/invalid-ticket-code",
+  /** An offline upload reuses a scanId with another code (`errors` names each; nothing recorded). */
+  scanIdReused: "/problems/scan-id-reused",
   /** Box-office cancellation (docs/orders.md). */
   ticketExpired: "/problems/ticket-expired",
   nothingToCancel: "/problems/nothing-to-cancel",

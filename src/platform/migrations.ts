@@ -19,6 +19,7 @@ export const EXPECTED_MIGRATIONS: readonly string[] = [
   "0013_box_office_role.sql",
   "0014_stranding_rule_in_one_place.sql",
   "0015_web_shop_sales.sql",
+  "0016_offline_scans.sql",
   "0018_holds.sql",
 ];
 

@@ -6,8 +6,7 @@ import { museumNowIn } from "../platform/dates";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";
 import { settingsOf } from "../settings";
-import { prerenderSoldTickets } from "../ticket-image";
-import { signingKeysOf } from "../ticket-image";
+import { codeKeysOf, codeSignerAt, prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";
 import { currencyOf } from "../tickets/currency";
@@ -47,7 +46,7 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
   );
   // A replay's image was prepared with its first response.
   if (sale && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, codeSignerAt(codeKeysOf(c.env), new Date())));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -112,7 +111,7 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
   );
   // A replay's images were prepared with its first response; a held ticket has none yet.
   if (sale && order.status === "confirmed" && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, signingKeysOf(c.env)));
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, codeSignerAt(codeKeysOf(c.env), new Date())));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");

@@ -4,42 +4,27 @@ import { TtlCache } from "../platform/ttl-cache";
 import { rememberTicket, type TicketForImage } from "./lookup";
 import { TICKET_IMAGE_LAYOUT_VERSION } from "./card";
 import { renderTicketPng, type PngBytes } from "./render";
-import { signTicketToken, type SigningKeys } from "./token";
-
-// One fingerprint per signing secret, per isolate.
-const keyFingerprints = new Map<string, Promise<string>>();
-
-/**
- * A fingerprint of the signing key itself, never the key: the first 16 hex
- * digits of SHA-256 over a domain-separated string and the secret. The key
- * id alone is not enough: a secret rotated under the same id must change
- * the ETag and the edge-cache key, or old images (signed with the old key,
- * refused at the gate) would still be served.
- */
-function signingKeyFingerprint(secret: string): Promise<string> {
-  let fingerprint = keyFingerprints.get(secret);
-  if (!fingerprint) {
-    fingerprint = sha256Hex(`museum-api/ticket-image-key-fingerprint/v1\0${secret}`).then((hex) => hex.slice(0, 16));
-    keyFingerprints.set(secret, fingerprint);
-  }
-  return fingerprint;
-}
+import type { CodeSigner } from "./code-keys";
+import { signTicketCode } from "./token";
 
 /**
  * A strong ETag for a ticket's image: it changes exactly when the picture
- * would (anything printed on the card, the cancelled state, the layout
- * version, or the signing key that makes the QR payload: its id and its
- * fingerprint). The edge-cache key holds the ETag, so it changes with it.
+ * would (anything printed on the card or named by its code, the cancelled
+ * state, the layout version, or the key that signs the code: its id and its
+ * public half, so a key replaced under the same id changes it too). The
+ * edge-cache key holds the ETag, so it changes with it.
  */
-export async function ticketImageEtag(ticket: TicketForImage, keys: SigningKeys): Promise<string> {
+export async function ticketImageEtag(ticket: TicketForImage, signer: CodeSigner): Promise<string> {
   const fingerprint = JSON.stringify([
     TICKET_IMAGE_LAYOUT_VERSION,
-    keys.current.id,
-    await signingKeyFingerprint(keys.current.secret),
+    signer.kid,
+    signer.x,
     ticket.ticketId,
     ticket.ticketType,
     ticket.ticketDate,
+    ticket.category,
     ticket.confirmationCode,
+    ticket.eventId ?? null,
     ticket.eventName ?? null,
     ticket.entryTime ?? null,
     ticket.categoryName,
@@ -90,9 +75,9 @@ async function imageInIsolate(etag: string): Promise<TicketImage | undefined> {
 }
 
 /** Renders the image and stores it in both caches; `waitUntil` lets the edge-cache write outlive the response. */
-function renderAndStore(ticket: TicketForImage, keys: SigningKeys, etag: string, waitUntil: WaitUntil): Promise<PngBytes> {
+function renderAndStore(ticket: TicketForImage, signer: CodeSigner, etag: string, waitUntil: WaitUntil): Promise<PngBytes> {
   const render = (async () => {
-    const png = await renderTicketPng(ticket, await signTicketToken(ticket, keys));
+    const png = await renderTicketPng(ticket, await signTicketCode(ticket, signer));
     memory.set(etag, png);
     waitUntil(
       caches.default.put(
@@ -116,7 +101,7 @@ function renderAndStore(ticket: TicketForImage, keys: SigningKeys, etag: string,
  */
 export async function loadTicketImage(
   ticket: TicketForImage,
-  keys: SigningKeys,
+  signer: CodeSigner,
   etag: string,
   waitUntil: WaitUntil,
 ): Promise<TicketImage> {
@@ -132,28 +117,30 @@ export async function loadTicketImage(
   // A render may have begun during the lookup (a sale's pre-render): join it rather than draw twice.
   const meanwhile = await imageInIsolate(etag);
   if (meanwhile) return meanwhile;
-  return { png: await renderAndStore(ticket, keys, etag, waitUntil), source: "rendered" };
+  return { png: await renderAndStore(ticket, signer, etag, waitUntil), source: "rendered" };
 }
 
 /**
  * Renders tickets just sold (by the account `soldBy`) into the caches
- * `GET /tickets/{id}/qr` reads (same ETag, same keys), and remembers their
- * facts with their seller, so the kiosk's first
- * fetch of an image draws nothing and reads no D1. Run off the response path
- * (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES (docs/operations.md).
- * A failure is logged, never thrown: the fetch then renders as it would
- * without this.
+ * `GET /tickets/{id}/qr` reads (same ETag, same signer), from the sale's own
+ * answer (no read), and remembers their facts with their seller, so the
+ * kiosk's first fetch of an image draws nothing and reads no D1. Run off the
+ * response path (`waitUntil`); turned on by PRERENDER_TICKET_IMAGES
+ * (docs/operations.md). A failure is logged, never thrown: the fetch then
+ * renders as it would without this.
  */
 export async function prerenderSoldTickets(
-  sales: readonly Omit<TicketForImage, "cancelled" | "soldBy">[],
+  sales: readonly Omit<TicketForImage, "cancelled" | "held">[],
   soldBy: string,
-  keys: SigningKeys,
+  signer: CodeSigner,
 ): Promise<void> {
   const tickets = sales.map((sale): TicketForImage => ({
     ticketId: sale.ticketId,
     ticketType: sale.ticketType,
     ticketDate: sale.ticketDate,
+    category: sale.category,
     confirmationCode: sale.confirmationCode,
+    ...(sale.eventId === undefined ? {} : { eventId: sale.eventId }),
     ...(sale.eventName === undefined ? {} : { eventName: sale.eventName }),
     ...(sale.entryTime === undefined ? {} : { entryTime: sale.entryTime }),
     categoryName: sale.categoryName,
@@ -164,17 +151,17 @@ export async function prerenderSoldTickets(
     // Each render waits for a timer: the crypto awaits resolve as microtasks, so a render started
     // at once would run before the response leaves; one at a time lets a GET in between them.
     await scheduler.wait(0);
-    await prerender(ticket, keys);
+    await prerender(ticket, signer);
   }
 }
 
-async function prerender(ticket: TicketForImage, keys: SigningKeys): Promise<void> {
+async function prerender(ticket: TicketForImage, signer: CodeSigner): Promise<void> {
   try {
-    const etag = await ticketImageEtag(ticket, keys);
+    const etag = await ticketImageEtag(ticket, signer);
     // A ticket sold a moment ago cannot be in the edge cache yet: no lookup there.
     if (await imageInIsolate(etag)) return;
     const writes: Promise<unknown>[] = [];
-    await renderAndStore(ticket, keys, etag, (write) => writes.push(write));
+    await renderAndStore(ticket, signer, etag, (write) => writes.push(write));
     await Promise.all(writes);
   } catch (error) {
     log.warn("ticket image prerender failed", { ticketId: ticket.ticketId, error });

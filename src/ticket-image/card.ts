@@ -3,7 +3,7 @@
  * right; a cancelled ticket says CANCELLED, and that the gate refuses it, in red.
  * Pure string building (no fonts, no wasm): render.ts rasterises it.
  */
-import QRCode from "qrcode-svg";
+import { correction, generate as generateQr } from "lean-qr";
 import {
   ADVANCES_BOLD,
   ADVANCES_REGULAR,
@@ -19,7 +19,7 @@ import type { TicketType } from "../tickets/schemas";
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 4;
+export const TICKET_IMAGE_LAYOUT_VERSION = 5;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -41,16 +41,15 @@ export type TicketImageInput = {
 export const MUSEUM_NAME = "Redocly Museum";
 
 /**
- * Card geometry, in pixels (the PNG is rendered at this size).
- * @internal (for tests)
+ * Card geometry, in pixels (the PNG is rendered at this size; render.ts
+ * paints the QR in it).
  */
 export const CARD = {
   width: 720,
   height: 320,
   /** The square the QR code (with its quiet zone) is centred in. */
   qrBox: { x: 20, y: 20, size: 280 },
-  /** QR error correction level and quiet zone, in modules. */
-  qrEcl: "M",
+  /** The QR quiet zone, in modules (the error correction level is M at least). */
   qrQuietZone: 4,
   /** The text column. */
   textX: 336,
@@ -217,54 +216,44 @@ export function formatTicketDate(date: string): string {
 // ---------------------------------------------------------------------------
 // QR code
 
-type TicketQr = {
-  /** The dark modules as one <path>, already translated into place. */
-  svg: string;
+export type TicketQr = {
   /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
   version: number;
   moduleCount: number;
   moduleSize: number;
   /** Side of the square including the quiet zone (left white: the card's background), in pixels. */
   size: number;
+  /** Where the square starts on the card, in pixels. */
   x: number;
   y: number;
+  /** True for a dark module at column `col`, row `row` (0-based, quiet zone excluded). */
+  isDark(col: number, row: number): boolean;
 };
 
 /**
- * The token as a QR code centred in the card's QR box, with whole-pixel modules
- * so the PNG has crisp edges.
- *
- * - qrcode-svg always encodes in byte mode (8 bits a character, whatever the
- *   content) and picks the smallest version that fits at the chosen level.
- * - Only its matrix is used: `modules[row][col]` is drawn at (col, row) (its
- *   own SVG can draw the code transposed, a mirror image that a strict gate
- *   scanner may not accept), one rectangle per horizontal run of dark modules,
- *   which resvg fills in far fewer path segments than one square a module.
- * - A translated <g>, not a nested <svg viewBox>: resvg clips a nested <svg>
- *   with a full-canvas mask, which cost ~4 ms a render.
+ * The code as a QR code centred in the card's QR box, with whole-pixel
+ * modules so the PNG has crisp edges (render.ts paints them into the pixels).
+ * lean-qr picks the smallest version at level M with the most compact modes
+ * (a compact JWS is mostly byte mode) and raises the level when the version
+ * has room, in about a third of the CPU qrcode-svg 1.1.0 took for a
+ * version-13 matrix.
  * @public (used by the tools, which bundle this file)
  */
 export function buildTicketQr(token: string): TicketQr {
-  const { qrBox, qrEcl, qrQuietZone } = CARD;
-  const { qrcode } = new QRCode({ content: token, ecl: qrEcl, padding: qrQuietZone });
-  const moduleCount = qrcode.getModuleCount();
+  const { qrBox, qrQuietZone } = CARD;
+  const matrix = generateQr(token, { minCorrectionLevel: correction.M });
+  const moduleCount = matrix.size;
   const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
   const size = moduleSize * (moduleCount + 2 * qrQuietZone);
-  const x = qrBox.x + Math.floor((qrBox.size - size) / 2);
-  const y = qrBox.y + Math.floor((qrBox.size - size) / 2);
-  const runs: string[] = [];
-  qrcode.modules.forEach((row, r) => {
-    for (let c = 0; c < moduleCount; c++) {
-      if (!row[c]) continue;
-      const start = c;
-      while (c + 1 < moduleCount && row[c + 1]) c++;
-      const left = (start + qrQuietZone) * moduleSize;
-      const top = (r + qrQuietZone) * moduleSize;
-      runs.push(`M${left},${top}h${(c - start + 1) * moduleSize}v${moduleSize}h-${(c - start + 1) * moduleSize}z`);
-    }
-  });
-  const svg = `<g transform="translate(${x} ${y})"><path fill="#000000" shape-rendering="crispEdges" d="${runs.join("")}"/></g>`;
-  return { svg, version: qrcode.typeNumber, moduleCount, moduleSize, size, x, y };
+  return {
+    version: (moduleCount - 17) / 4,
+    moduleCount,
+    moduleSize,
+    size,
+    x: qrBox.x + Math.floor((qrBox.size - size) / 2),
+    y: qrBox.y + Math.floor((qrBox.size - size) / 2),
+    isDark: (col, row) => matrix.get(col, row),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -322,16 +311,18 @@ function textElement(x: number, y: number, text: string, style: TextStyle, fill:
   return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}">${escapeXml(text)}</text>`;
 }
 
-/** The whole card as an SVG document (CARD.width × CARD.height), drawn on white (CARD_BACKGROUND). */
-export function buildTicketSvg(ticket: TicketImageInput, token: string): string {
+/**
+ * The card as an SVG document (CARD.width × CARD.height), drawn on white
+ * (CARD_BACKGROUND), its QR box left empty: render.ts paints the modules into
+ * the pixels, cheaper than resvg filling a path of a thousand rectangles.
+ */
+export function buildTicketSvg(ticket: TicketImageInput): string {
   const { width, height, textX } = CARD;
   const text = cardText(ticket);
-  const qr = buildTicketQr(token);
   const border = ticket.cancelled ? COLORS.void : COLORS.border;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
     `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
-    qr.svg,
     `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
     textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
     textElement(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),

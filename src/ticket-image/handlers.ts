@@ -5,7 +5,7 @@ import { readFresh } from "../platform/fresh-read";
 import { ticketNotFound } from "../tickets/problems";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./cache";
 import { lookUpTicketForImage } from "./lookup";
-import { signingKeysOf } from "./token";
+import { codeKeysOf, codeSignerAt } from "./code-keys";
 import type * as routes from "./routes";
 
 export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
@@ -26,13 +26,13 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
     });
   }
 
-  const keys = signingKeysOf(c.env);
-  const etag = await ticketImageEtag(ticket, keys);
+  const signer = codeSignerAt(codeKeysOf(c.env), new Date());
+  const etag = await ticketImageEtag(ticket, signer);
   // Kiosks may keep the image but must revalidate it, so a cancellation shows.
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
   if (matchesIfNoneMatch(c.req.header("If-None-Match"), etag)) {
     return c.body(null, 304, headers);
   }
-  const { png } = await loadTicketImage(ticket, keys, etag, (promise) => c.executionCtx.waitUntil(promise));
+  const { png } = await loadTicketImage(ticket, signer, etag, (promise) => c.executionCtx.waitUntil(promise));
   return c.body(png, 200, { ...headers, "Content-Type": "image/png" });
 };

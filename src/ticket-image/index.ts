@@ -1,6 +1,6 @@
 /**
- * The ticket image (GET /tickets/{ticketId}/qr): the signed token a ticket's
- * QR code carries, the ticket card PNG, and the caches it is served from.
+ * The ticket image (GET /tickets/{ticketId}/qr): the signed code a ticket's
+ * QR code carries (and the keys that sign it), the ticket card PNG, and the caches it is served from.
  * See docs/ticket-image.md. What other features use of it is exported here.
  */
 import { createRouter } from "../http/openapi";
@@ -18,7 +18,18 @@ export {
   type SigningKey,
   type SigningKeys,
   type VerifiedTicketToken,
-} from "./token";
+} from "./legacy-token";
+export { MAX_CODE_LENGTH, looksLikeTicketCode, signTicketCode, verifyTicketCode, type TicketCodeClaims, type TicketToSign } from "./token";
+export {
+  codeKeysFromEnv,
+  codeKeysOf,
+  codeKeysProblem,
+  codeSignerAt,
+  publicKeySet,
+  type CodeKeySet,
+  type CodeSigner,
+  type PublicCodeKey,
+} from "./code-keys";
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
 export { renderTicketPng, ensureResvg, type PngBytes } from "./render";
 export {

@@ -6,14 +6,16 @@ import type { IsoDate } from "../platform/dates";
 import { TtlCache } from "../platform/ttl-cache";
 import { sellerScope } from "../tickets/access";
 import type { TicketType } from "../tickets/schemas";
-import { selectTicket } from "../tickets/statements";
+import { selectTicket, type TicketRow } from "../tickets/statements";
 
 /** What the ticket image shows; never the buyer's contact details. */
 export type TicketForImage = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: IsoDate;
+  category: string;
   confirmationCode: string;
+  eventId?: string;
   eventName?: string;
   entryTime?: string;
   /** The name of the ticket's category, as the category is named now. */
@@ -33,7 +35,7 @@ export type TicketForImage = {
  * Staleness: tickets cancelled through this isolate (tickets/follow.ts) and
  * a renamed event forget everything at once (`forgetTicketLookups`); made
  * through another isolate, a change shows here within TICKET_LOOKUP_TTL_MS.
- * The card's CANCELLED mark is informative only: the signed QR token does
+ * The card's CANCELLED mark is informative only: the signed QR code does
  * not change, and a gate checks the ticket itself.
  */
 const TICKET_LOOKUP_TTL_MS = 10_000;
@@ -60,11 +62,20 @@ export async function lookUpTicketForImage(
   if (remembered && (seller === null || remembered.soldBy === seller)) return remembered.ticket;
   const row = await runStep(selectTicket(db, ticketId, seller));
   if (!row) return null;
-  const ticket: TicketForImage = {
+  const ticket = ticketForImageOf(row);
+  // A held ticket is soon confirmed (or gone): it is read afresh each time.
+  if (!ticket.held) rememberTicket(ticket, row.sold_by);
+  return ticket;
+}
+
+function ticketForImageOf(row: TicketRow): TicketForImage {
+  return {
     ticketId: row.ticket_id,
     ticketType: row.ticket_type,
     ticketDate: row.ticket_date,
+    category: row.category,
     confirmationCode: row.confirmation_code,
+    ...(row.event_id === null ? {} : { eventId: row.event_id }),
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     categoryName: row.category_name,
@@ -72,9 +83,6 @@ export async function lookUpTicketForImage(
     cancelled: row.cancelled_at !== null || row.hold_expired === 1,
     held: row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1,
   };
-  // A held ticket is soon confirmed (or gone): it is read afresh each time.
-  if (!ticket.held) rememberTicket(ticket, row.sold_by);
-  return ticket;
 }
 
 /** Remembers a ticket sold by the account `soldBy`, so the kiosk's next fetch of its image reads no D1. */

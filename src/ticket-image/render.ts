@@ -7,7 +7,7 @@ import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
-import { buildTicketSvg, CARD_BACKGROUND, type TicketImageInput } from "./card";
+import { buildTicketQr, buildTicketSvg, CARD, CARD_BACKGROUND, type TicketImageInput, type TicketQr } from "./card";
 import { FONT_FAMILY } from "./font-metrics";
 import { encodeRgbaPng } from "./png";
 
@@ -33,11 +33,11 @@ function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
 }
 
 /**
- * Rasterises an SVG document to PNG bytes at its own size, on the card's
+ * Rasterises an SVG document to RGBA pixels at its own size, on the card's
  * background: resvg fills the canvas with it, cheaper than painting a
  * full-card rectangle over every pixel.
  */
-async function svgToPng(svg: string): Promise<PngBytes> {
+async function svgToPixels(svg: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
   await ensureResvg();
   const resvg = new Resvg(svg, {
     fitTo: { mode: "original" },
@@ -58,10 +58,28 @@ async function svgToPng(svg: string): Promise<PngBytes> {
   } finally {
     resvg.free();
   }
-  return encodeRgbaPng(pixels, width, height);
+  return { pixels, width, height };
 }
 
-/** Builds the ticket card for the token and returns it as PNG bytes. */
+/** Paints the QR code's dark modules, opaque black squares, into the card's RGBA pixels (its box is white there). */
+function paintQr(pixels: Uint8Array, width: number, qr: TicketQr): void {
+  const rows = new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.byteLength / 4);
+  const black = new Uint32Array(new Uint8Array([0, 0, 0, 255]).buffer)[0]!;
+  const quiet = CARD.qrQuietZone * qr.moduleSize;
+  for (let row = 0; row < qr.moduleCount; row++) {
+    const top = qr.y + quiet + row * qr.moduleSize;
+    for (let col = 0; col < qr.moduleCount; col++) {
+      if (!qr.isDark(col, row)) continue;
+      const left = qr.x + quiet + col * qr.moduleSize;
+      for (let y = top; y < top + qr.moduleSize; y++) rows.fill(black, y * width + left, y * width + left + qr.moduleSize);
+    }
+  }
+}
+
+/** Builds the ticket card with the code's QR and returns it as PNG bytes. */
 export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<PngBytes> {
-  return svgToPng(buildTicketSvg(ticket, token));
+  const qr = buildTicketQr(token);
+  const { pixels, width, height } = await svgToPixels(buildTicketSvg(ticket));
+  paintQr(pixels, width, qr);
+  return encodeRgbaPng(pixels, width, height);
 }

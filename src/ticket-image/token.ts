@@ -1,304 +1,83 @@
 /**
- * The signed ticket token carried by a ticket's QR code.
+ * The code a ticket's QR carries: a compact JWS (RFC 7515) signed with
+ * Ed25519 (RFC 8037), so a gate checks it offline with the published keys
+ * (code-keys.ts) and any JOSE library reads it.
  *
- *   MT1.<KID>.<T><YYYYMMDD>.<ID>.<SIG>
+ *   BASE64URL({"alg":"EdDSA","kid":"K2"}) . BASE64URL({"tid","typ","date","cat","eid"?,"ent"?}) . BASE64URL(signature)
  *
- * - `MT1`   format and version ("Museum Ticket", version 1).
- * - `KID`   id of the signing key, 1–8 of `0-9 A-Z` (rotation: see docs/ticket-image.md).
- * - `T`     ticket type: `G` general entry, `E` special event.
- * - `YYYYMMDD` the ticket date.
- * - `ID`    the 16 bytes of the ticketId (a UUID), RFC 4648 base32, no padding: 26 characters.
- * - `SIG`   HMAC-SHA256 over everything before the last `.`, truncated to its first
- *           128 bits, base32 without padding: 26 characters.
- *
- * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
- * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
+ * Nothing optional in the header and nothing of the buyer in the payload:
+ * at most 350 characters, ASCII only (a version-13 QR at most).
+ * Reading and verifying a code is the typed client's (museum-api-client/gate),
+ * the same for the Worker and an offline gate; signing is here.
+ * Codes printed before these (HMAC, legacy-token.ts) are still admitted online.
  */
-import { notConfigured } from "../http/problem";
-import { toHex } from "../platform/crypto";
-import { log } from "../platform/log";
+import {
+  base64url,
+  invalidClaim,
+  verifyTicketCodeWith,
+  type TicketCodeClaimName,
+  type TicketCodeClaims as VerifiedClaims,
+} from "museum-api-client/gate";
 import type { TicketType } from "../tickets/schemas";
+import type { CodeKeySet, CodeSigner } from "./code-keys";
 
-export type SigningKey = { id: string; secret: string };
-export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };
+export { MAX_CODE_LENGTH } from "museum-api-client/gate";
 
-export type VerifiedTicketToken = {
+/** What a code says: exactly what a gate needs to judge it. */
+export type TicketCodeClaims = Omit<VerifiedClaims, "kid">;
+
+/** The ticket as signing needs it. */
+export type TicketToSign = {
   ticketId: string;
   ticketType: TicketType;
   ticketDate: string;
-  keyId: string;
+  category: string;
+  eventId?: string;
+  entryTime?: string;
 };
-
-const TOKEN_VERSION = "MT1";
-/** Key ids: short, and inside the QR alphanumeric set. */
-const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
-/** Secrets shorter than this are refused (32 characters: at least 128 bits even as hex). */
-const MIN_SECRET_LENGTH = 32;
-/** Key id used when TICKET_SIGNING_KEY_ID is not set. */
-const DEFAULT_KEY_ID = "K1";
-/**
- * The longest well-formed token (an 8-character key id).
- * @internal (for tests)
- */
-export const MAX_TOKEN_LENGTH = TOKEN_VERSION.length + 1 + 8 + 1 + 9 + 1 + 26 + 1 + 26;
-
-const SIG_BYTES = 16;
-const TOKEN_PATTERN = /^MT1\.([0-9A-Z]{1,8})\.([GE])(\d{8})\.([A-Z2-7]{26})\.([A-Z2-7]{26})$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 const encoder = new TextEncoder();
 
-// ---------------------------------------------------------------------------
-// Keys
-
-type KeyEnv = {
-  TICKET_SIGNING_KEY?: string;
-  TICKET_SIGNING_KEY_ID?: string;
-  TICKET_SIGNING_KEYS_PREVIOUS?: string;
+/** Why a ticket cannot be signed, by the claim that would not verify. */
+const UNSIGNABLE: Record<TicketCodeClaimName, string> = {
+  tid: "ticketId is not a UUID.",
+  typ: "ticketType is neither general nor event.",
+  date: "ticketDate is not a YYYY-MM-DD calendar date.",
+  cat: "category is not a category id.",
+  eid: "an event ticket needs its eventId.",
+  ent: "entryTime is not the HH:mm of a general ticket.",
 };
 
-/**
- * Reads the signing keys from the Worker's environment.
- *
- * - `TICKET_SIGNING_KEY` (secret, required): at least 32 characters.
- * - `TICKET_SIGNING_KEY_ID` (optional, default `K1`): 1–8 of `0-9 A-Z`.
- * - `TICKET_SIGNING_KEYS_PREVIOUS` (secret, optional): keys that still verify but
- *   no longer sign, as `KID:secret` pairs separated by commas, e.g. `K0:…,KA:…`.
- *
- * Throws an Error naming the variable (never its value) when something is wrong.
- */
-export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
-  const secret = env.TICKET_SIGNING_KEY?.trim();
-  if (!secret) {
-    throw new Error(
-      "TICKET_SIGNING_KEY is not set: ticket QR codes cannot be signed. " +
-        "Set it with `wrangler secret put TICKET_SIGNING_KEY` (locally in .dev.vars, see .dev.vars.example).",
-    );
-  }
-  checkSecret("TICKET_SIGNING_KEY", secret);
-  const id = env.TICKET_SIGNING_KEY_ID?.trim() || DEFAULT_KEY_ID;
-  checkKeyId("TICKET_SIGNING_KEY_ID", id);
-
-  const previous: SigningKey[] = [];
-  const list = env.TICKET_SIGNING_KEYS_PREVIOUS?.trim();
-  if (list) {
-    for (const [index, entry] of list.split(",").entries()) {
-      const item = entry.trim();
-      if (item === "") continue;
-      const colon = item.indexOf(":");
-      const where = `TICKET_SIGNING_KEYS_PREVIOUS entry ${index + 1}`;
-      if (colon < 0) throw new Error(`${where} is not of the form KID:secret.`);
-      const prevId = item.slice(0, colon).trim();
-      const prevSecret = item.slice(colon + 1).trim();
-      checkKeyId(where, prevId);
-      checkSecret(where, prevSecret);
-      if (prevId === id || previous.some((k) => k.id === prevId)) {
-        throw new Error(`${where}: key id ${prevId} is used twice; every key needs its own id.`);
-      }
-      previous.push({ id: prevId, secret: prevSecret });
-    }
-  }
-  return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
+/** The claims of a ticket, in the order they are written. Throws on a ticket no code can name. */
+function claimsOf(ticket: TicketToSign): TicketCodeClaims {
+  const claims: TicketCodeClaims = { tid: ticket.ticketId.toLowerCase(), typ: ticket.ticketType, date: ticket.ticketDate, cat: ticket.category };
+  if (ticket.ticketType === "event" && ticket.eventId !== undefined) claims.eid = ticket.eventId.toLowerCase();
+  if (ticket.entryTime !== undefined) claims.ent = ticket.entryTime;
+  const invalid = invalidClaim(claims);
+  if (invalid !== null) throw new Error(`signTicketCode: ${UNSIGNABLE[invalid]}`);
+  return claims;
 }
 
-// The keys of each env object (one per isolate in production), parsed once.
-const parsedKeys = new WeakMap<object, SigningKeys | Error>();
+/** Signs the ticket's code with `signer`. Ed25519 is deterministic: one ticket and key, one code. */
+export async function signTicketCode(ticket: TicketToSign, signer: CodeSigner): Promise<string> {
+  const header = base64url(encoder.encode(JSON.stringify({ alg: "EdDSA", kid: signer.kid })));
+  const payload = base64url(encoder.encode(JSON.stringify(claimsOf(ticket))));
+  const input = `${header}.${payload}`;
+  const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", await signer.privateKey, encoder.encode(input)));
+  return `${input}.${base64url(signature)}`;
+}
 
-function keysOrError(env: KeyEnv): SigningKeys | Error {
-  let parsed = parsedKeys.get(env);
-  if (!parsed) {
-    try {
-      parsed = signingKeysFromEnv(env);
-    } catch (error) {
-      parsed = error instanceof Error ? error : new Error(String(error));
-    }
-    parsedKeys.set(env, parsed);
-  }
-  return parsed;
+/** True when the text has the shape of a compact JWS (three base64url segments), so it is judged as one. */
+export function looksLikeTicketCode(code: string): boolean {
+  return code.split(".").length === 3;
 }
 
 /**
- * The signing keys of the Worker's environment, parsed once per env object.
- * Missing or malformed: a 503 problem that names no secret (the log and
- * /healthz name the variable), thrown before anything is written.
+ * The claims of a genuine code signed by a key of `keys`, or null for
+ * anything else (never throws on input): another `alg` (`none`, `HS256`…),
+ * an unknown `kid`, a header or payload with a member more or less, an
+ * altered or truncated code.
  */
-export function signingKeysOf(env: KeyEnv): SigningKeys {
-  const parsed = keysOrError(env);
-  if (parsed instanceof Error) {
-    log.error("ticket signing keys are not configured", { reason: parsed.message });
-    throw notConfigured("Ticket codes cannot be signed or checked right now.");
-  }
-  return parsed;
-}
-
-/** Why the signing keys cannot be used (naming the variable, never its value), or null when they can. */
-export function signingKeysProblem(env: KeyEnv): string | null {
-  const parsed = keysOrError(env);
-  return parsed instanceof Error ? parsed.message : null;
-}
-
-function checkKeyId(where: string, id: string): void {
-  if (!KEY_ID_PATTERN.test(id)) {
-    throw new Error(`${where}: the key id must be 1–8 characters of 0-9 and A-Z (upper case).`);
-  }
-}
-
-function checkSecret(where: string, secret: string): void {
-  if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`${where}: the secret is shorter than ${MIN_SECRET_LENGTH} characters.`);
-  }
-}
-
-// One imported CryptoKey per secret, per isolate.
-const keyCache = new Map<string, Promise<CryptoKey>>();
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keyCache.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    key.catch(() => keyCache.delete(secret));
-    keyCache.set(secret, key);
-  }
-  return key;
-}
-
-async function mac(secret: string, message: string): Promise<Uint8Array> {
-  const full = await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(message));
-  return new Uint8Array(full).slice(0, SIG_BYTES);
-}
-
-/** Constant-time equality of two byte strings of the same (public) length. */
-function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  // Workers' own constant-time comparison; a branch-free loop elsewhere (Node scripts).
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
-  if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
-  let diff = 0;
-  for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
-// ---------------------------------------------------------------------------
-// Encoding
-
-/**
- * RFC 4648 base32, upper case, no padding.
- * @internal (for tests)
- */
-export function base32Encode(bytes: Uint8Array): string {
-  let out = "";
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += BASE32[(buffer >>> bits) & 31];
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31];
-  return out;
-}
-
-/**
- * Decodes unpadded upper-case base32 to exactly `length` bytes; null unless the
- * text is the canonical encoding (right length, unused trailing bits zero).
- * @internal (for tests)
- */
-export function base32Decode(text: string, length: number): Uint8Array | null {
-  if (text.length !== Math.ceil((length * 8) / 5)) return null;
-  const out = new Uint8Array(length);
-  let buffer = 0;
-  let bits = 0;
-  let index = 0;
-  for (const ch of text) {
-    const value = BASE32.indexOf(ch);
-    if (value < 0) return null;
-    buffer = (buffer << 5) | value;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out[index++] = (buffer >>> bits) & 0xff;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return buffer === 0 ? out : null;
-}
-
-function uuidToBytes(uuid: string): Uint8Array {
-  const hex = uuid.replaceAll("-", "");
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
-}
-
-function bytesToUuid(bytes: Uint8Array): string {
-  const hex = toHex(bytes);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** True for a real calendar date YYYY-MM-DD (no time zone involved). */
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day <= days;
-}
-
-// ---------------------------------------------------------------------------
-// Sign and verify
-
-/** Signs a token for the ticket with the current key. Throws on a malformed ticket. */
-export async function signTicketToken(
-  ticket: { ticketId: string; ticketType: TicketType; ticketDate: string },
-  keys: SigningKeys,
-): Promise<string> {
-  if (!UUID_PATTERN.test(ticket.ticketId)) throw new Error("signTicketToken: ticketId is not a UUID.");
-  if (ticket.ticketType !== "general" && ticket.ticketType !== "event") {
-    throw new Error("signTicketToken: ticketType is neither general nor event.");
-  }
-  const date = DATE_PATTERN.exec(ticket.ticketDate);
-  if (!date || !isCalendarDate(Number(date[1]), Number(date[2]), Number(date[3]))) {
-    throw new Error("signTicketToken: ticketDate is not a YYYY-MM-DD calendar date.");
-  }
-  const { id, secret } = keys.current;
-  if (!KEY_ID_PATTERN.test(id)) throw new Error("signTicketToken: the key id must be 1–8 of 0-9 A-Z.");
-
-  const type = ticket.ticketType === "general" ? "G" : "E";
-  const body = `${TOKEN_VERSION}.${id}.${type}${date[1]}${date[2]}${date[3]}.${base32Encode(uuidToBytes(ticket.ticketId))}`;
-  return `${body}.${base32Encode(await mac(secret, body))}`;
-}
-
-/**
- * Verifies a token against the current and previous keys. Returns what it names,
- * or null for anything not signed by one of those keys (never throws on input).
- */
-export async function verifyTicketToken(token: string, keys: SigningKeys): Promise<VerifiedTicketToken | null> {
-  if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH) return null;
-  const match = TOKEN_PATTERN.exec(token);
-  if (!match) return null;
-  const [, keyId, type, yyyymmdd, id32, sig32] = match as unknown as [string, string, "G" | "E", string, string, string];
-
-  const key = [keys.current, ...(keys.previous ?? [])].find((k) => k.id === keyId);
-  if (!key) return null;
-  const idBytes = base32Decode(id32, 16);
-  const signature = base32Decode(sig32, SIG_BYTES);
-  if (!idBytes || !signature) return null;
-
-  const body = token.slice(0, token.lastIndexOf("."));
-  if (!timingSafeEqual(await mac(key.secret, body), signature)) return null;
-
-  const year = Number(yyyymmdd.slice(0, 4));
-  const month = Number(yyyymmdd.slice(4, 6));
-  const day = Number(yyyymmdd.slice(6, 8));
-  if (!isCalendarDate(year, month, day)) return null;
-  return {
-    ticketId: bytesToUuid(idBytes),
-    ticketType: type === "G" ? "general" : "event",
-    ticketDate: `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`,
-    keyId,
-  };
+export function verifyTicketCode(code: string, keys: CodeKeySet): Promise<VerifiedClaims | null> {
+  return verifyTicketCodeWith(code, (kid) => keys.verifiers.get(kid));
 }

@@ -3,7 +3,7 @@
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { eventIsActive, eventName } from "../events/statements";
 import { categoryName, categoryOf, defaultCategoryId, isAccompanied } from "../categories/statements";
-import { keepsEntry } from "../hours/statements";
+import { dayPlanOn, keepsEntry, planField } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import { SQL_NOW, sqlAmount } from "../platform/sql";
@@ -380,14 +380,80 @@ export function selectCancelledBy(db: Db, cancellationId: string): Step<Cancelle
 }
 
 /**
- * True while the ticket `ticketId` can be admitted now: valid (sold, not held), dated `today`,
- * and (timed) its entry time no later than `latestEntryTime`.
+ * A scan's moment, as SQL expressions (bound values online, an upload's JSON
+ * fields offline): its instant (RFC 3339 UTC), the museum's date and time
+ * (`HH:mm`) then, and the latest entry time a timed ticket is admitted at then.
  */
-export function ticketAdmittable(ticketId: string, today: IsoDate, latestEntryTime: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM tickets t
-                      WHERE t.ticket_id = ${ticketId} AND t.ticket_date = ${today} AND t.hold_until IS NULL
-                        AND t.cancelled_at IS NULL AND t.admitted_at IS NULL
-                        AND (t.entry_time IS NULL OR t.entry_time <= ${latestEntryTime}))`;
+export type ScanMoment = { at: Sql; today: Sql; time: Sql; latestEntryTime: Sql };
+
+/** What the gate finds admitting a ticket: `admittable`, or why not (docs/admission.md). */
+export type AdmissionJudgement =
+  | "admittable"
+  | "ticket-cancelled"
+  | "already-admitted"
+  | "not-valid-today"
+  | "too-early"
+  | "too-late"
+  | "cancelled-after-entry"
+  | "invalid-ticket-code";
+
+/**
+ * The rules of admission, online and offline alike, for the ticket `t` at
+ * `moment`: cancelled before the scan, already admitted, not for the scan's
+ * day, before its entry window, a general ticket after its day's closing
+ * time; a ticket cancelled after the scan that was otherwise admittable was
+ * used, then refunded (online the scan is now, so that never happens). A
+ * ticket held for an order (its hold live, run out or released) was never
+ * sold and has no code: a code naming it is not genuine.
+ */
+function judgementOf(moment: ScanMoment): Sql {
+  const timeClose = planField(dayPlanOn(sql`t.ticket_date`), "timeClose");
+  return sql`(CASE
+    WHEN t.hold_until IS NOT NULL THEN 'invalid-ticket-code'
+    WHEN t.cancelled_at IS NOT NULL AND t.cancelled_at <= ${moment.at} THEN 'ticket-cancelled'
+    WHEN t.admitted_at IS NOT NULL THEN 'already-admitted'
+    WHEN t.ticket_date <> ${moment.today} THEN 'not-valid-today'
+    WHEN t.entry_time IS NOT NULL AND t.entry_time > ${moment.latestEntryTime} THEN 'too-early'
+    WHEN t.ticket_type = 'general' AND ${moment.time} >= ${timeClose} THEN 'too-late'
+    WHEN t.cancelled_at IS NOT NULL THEN 'cancelled-after-entry'
+    ELSE 'admittable' END)`;
+}
+
+/** The judgement of admitting the ticket `ticketId` (an SQL expression) at `moment`; NULL when there is no such ticket. */
+export function admissionJudgement(ticketId: Sql, moment: ScanMoment): Sql {
+  return sql`(SELECT ${judgementOf(moment)} FROM tickets t WHERE t.ticket_id = ${ticketId})`;
+}
+
+/** The judgement of admitting the ticket `ticketId` at `moment` as it stands, and its day's closing time (null: no such ticket). */
+export function selectAdmissionJudgement(
+  db: Db,
+  ticketId: string,
+  moment: ScanMoment,
+): Step<{ judgement: AdmissionJudgement; time_close: string | null } | null> {
+  return step(
+    db,
+    sql`SELECT ${judgementOf(moment)} AS judgement, ${planField(dayPlanOn(sql`t.ticket_date`), "timeClose")} AS time_close
+          FROM tickets t WHERE t.ticket_id = ${ticketId}`,
+    read.first<{ judgement: AdmissionJudgement; time_close: string | null }>(),
+  );
+}
+
+/** The date of the ticket `ticketId` (an SQL expression), NULL when there is no such ticket. */
+export function ticketDateOf(ticketId: Sql): Sql {
+  return sql`(SELECT t.ticket_date FROM tickets t WHERE t.ticket_id = ${ticketId})`;
+}
+
+/**
+ * Marks admitted the tickets of `admissions` (a query of `ticket_id,
+ * admitted_at` pairs: admissions just recorded) that are not yet.
+ */
+export function markAdmittedBy(db: Db, admissions: Sql): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET admitted_at = a.admitted_at FROM (${admissions}) a
+         WHERE tickets.ticket_id = a.ticket_id AND tickets.admitted_at IS NULL`,
+    read.nothing,
+  );
 }
 
 /** Marks the ticket admitted at `admittedAt` when `admitted` (an SQL condition: its admission is on record) holds. */

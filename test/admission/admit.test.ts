@@ -197,6 +197,47 @@ describe("timed tickets at the gate", () => {
   });
 });
 
+describe("the end of the day at the gate", () => {
+  it("admits general tickets, timed or not, until the day's closing time; then 422 too-late with timeClose; event tickets all day", async () => {
+    const day = "2031-01-10";
+    useClock("2031-01-10T13:00:00Z"); // 08:00 in New York
+    const plan = { closed: false, timeOpen: "09:00", timeClose: "17:00" };
+    expect((await api(`/v1.1/museum-hours/exceptions/${day}`, { method: "PUT", json: plan })).status).toBe(201);
+    const general = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await buy({ ticketType: "general", ticketDate: day, email: "visitor@example.com" });
+      expect(res.status).toBe(201);
+      general.push((await res.json()) as PurchaseResponse);
+    }
+    const event = await eventTicket(day);
+
+    useClock("2031-01-10T21:59:59Z"); // 16:59:59
+    expect((await scan(await codeOf(general[0]!))).status).toBe(201);
+    useClock("2031-01-10T22:00:00Z"); // 17:00: closed
+    const late = await expectProblem(await scan(await codeOf(general[1]!)), 422);
+    expect(late).toMatchObject({ type: "/problems/too-late", ticketId: general[1]!.ticketId, timeClose: "17:00" });
+    expect(await admissionRows(general[1]!.ticketId)).toBe(0);
+    useClock("2031-01-11T04:30:00Z"); // 23:30
+    expect((await scan(await codeOf(event))).status).toBe(201);
+  });
+
+  it("a timed ticket is admitted after its slot, until closing", async () => {
+    const day = "2031-01-13";
+    useClock("2031-01-13T13:00:00Z");
+    const plan = { closed: false, timeOpen: "09:00", timeClose: "18:00", entrySlotMinutes: 60, slotCapacity: 10 };
+    expect((await api(`/v1.1/museum-hours/exceptions/${day}`, { method: "PUT", json: plan })).status).toBe(201);
+    const timed = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await buy({ ticketType: "general", ticketDate: day, entryTime: "10:00", email: "visitor@example.com" });
+      timed.push((await res.json()) as PurchaseResponse);
+    }
+    useClock("2031-01-13T22:59:00Z"); // 17:59, hours after its slot
+    expect((await scan(await codeOf(timed[0]!))).status).toBe(201);
+    useClock("2031-01-13T23:00:00Z"); // 18:00
+    expect((await expectProblem(await scan(await codeOf(timed[1]!)), 422)).type).toBe("/problems/too-late");
+  });
+});
+
 describe("POST /admissions with an Idempotency-Key", () => {
   it("a gate whose 201 was lost gets that 201 again, not 409 for its own scan", async () => {
     const ticket = await eventTicket();
@@ -338,6 +379,7 @@ describe("GET /admissions/summary", () => {
         { eventId: kept, name: "Summary A", sold: 3, admitted: 0, cancelled: 0, byCategory: { adult: { sold: 3, admitted: 0, cancelled: 0 } } },
         { eventId: dropped, name: "Summary B", sold: 1, admitted: 0, cancelled: 1, byCategory: { adult: { sold: 1, admitted: 0, cancelled: 1 } } },
       ],
+      conflicts: 0,
     });
     await expectValidationError(await api("/v1.1/admissions/summary?date=2091-02-30"), "query.date");
   });

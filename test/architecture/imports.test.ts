@@ -62,10 +62,11 @@ const MAY_IMPORT: Record<string, string[]> = {
     "env.ts", "platform", "http", "middleware",
     "tickets/statements.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts",
   ],
-  // Admission checks a code's signature (ticket-image) and writes the admission.
+  // Admission checks a code's signature (ticket-image) and writes the admission;
+  // the gate's configuration reads the hours and the category names.
   "admission": [
     "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
-    "hours/calendar.ts", "events/statements.ts", "events/schemas.ts",
+    "hours/calendar.ts", "hours/statements.ts", "categories/statements.ts", "events/statements.ts", "events/schemas.ts",
     "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts",
     // The gates' revocation feed reads the tickets' revocation log through its one reader and cursor.
     "tickets/feed.ts",

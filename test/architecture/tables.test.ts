@@ -18,6 +18,7 @@ const OWNER: Record<string, string> = {
   ticket_categories: "categories/statements.ts",
   tickets: "tickets/statements.ts",
   admissions: "admission/statements.ts",
+  offline_scans: "admission/statements.ts",
   ticket_places: "tickets/statements.ts",
   ticket_revocations: "tickets/statements.ts",
   orders: "sales/statements.ts",

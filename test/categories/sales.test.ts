@@ -238,6 +238,7 @@ describe("GET /admissions/summary byCategory", () => {
       events: [
         { eventId, name: "By category", sold: 1, admitted: 0, cancelled: 0, byCategory: { member: { sold: 1, admitted: 0, cancelled: 0 } } },
       ],
+      conflicts: 0,
     });
   });
 });

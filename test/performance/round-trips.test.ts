@@ -14,6 +14,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
+import { decodeQrPng } from "../support/qr-decode";
 import { api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
@@ -35,12 +36,17 @@ type Fixture = {
   etag: string;
   /** A ticket whose image was never rendered, one per request that renders. */
   unrendered: string[];
-  /** The signed code of a ticket for today, never admitted, one per admission. */
+  /** The HMAC code of a ticket for today (printed before Ed25519 codes), never admitted, one per admission. */
   admittable: string[];
+  /** The code a ticket for today, never admitted, prints on its image (Ed25519). */
+  printedCode: string;
   /** A code whose signature does not verify. */
   forgedCode: string;
   /** Tickets to cancel, one per cancellation; an order to read and one to cancel. */
   cancellable: string[];
+  /** An upload of 500 offline scans (a few admit, most name no ticket), and one that reuses an uploaded scanId with another code. */
+  offlineUpload: unknown;
+  reusedScanId: unknown;
   orderId: string;
   cancellableOrderId: string;
   /** The confirmation code of cachedTicketId; the reference of an order. */
@@ -128,6 +134,7 @@ const BUDGETS: Budget[] = [
     send: () => post("/v1.1/tickets", GENERAL),
   },
   { request: "POST /admissions, genuine code", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.admittable.pop()!) },
+  { request: "POST /admissions, the code its image prints", roundTrips: 1, status: 201, as: "gate", send: (f) => admit(f.printedCode) },
   { request: "POST /admissions, forged code", roundTrips: 0, status: 422, as: "gate", send: (f) => admit(f.forgedCode) },
   {
     request: "POST /admissions, Idempotency-Key",
@@ -188,6 +195,21 @@ const BUDGETS: Budget[] = [
   { request: "GET /gate/revocations", roundTrips: 1, status: 200, as: "gate", send: () => send("GET", "/v1.1/gate/revocations", undefined, {}, "gate") },
   { request: "GET /admissions/summary", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/summary?date=${TODAY}`) },
   {
+    request: "POST /admissions/offline, 500 scans",
+    roundTrips: 1,
+    status: 200,
+    as: "gate",
+    send: (f) => send("POST", "/v1.1/admissions/offline", f.offlineUpload, {}, "gate"),
+  },
+  {
+    request: "POST /admissions/offline, a scanId reused with another code",
+    roundTrips: 2,
+    status: 422,
+    as: "gate",
+    send: (f) => send("POST", "/v1.1/admissions/offline", f.reusedScanId, {}, "gate"),
+  },
+  { request: "GET /admissions/conflicts", roundTrips: 1, status: 200, send: get(`/v1.1/admissions/conflicts?date=${TODAY}`) },
+  {
     request: `POST /special-events, ${SUBSCRIPTIONS} webhook subscriptions`,
     roundTrips: 1,
     status: 201,
@@ -200,6 +222,15 @@ const BUDGETS: Budget[] = [
     send: (f) => send("PATCH", `/v1.1/special-events/${f.eventId}`, { location: `Hall ${crypto.randomUUID()}` }),
   },
 ];
+
+/** The code a ticket's image prints, read as a gate's scanner reads it. */
+async function printedCode(ticketId: string): Promise<string> {
+  const image = await get(`/v1.1/tickets/${ticketId}/qr`)();
+  expect(image.status).toBe(200);
+  const code = decodeQrPng(new Uint8Array(await image.arrayBuffer()))?.data;
+  if (!code) throw new Error(`the image of ${ticketId} has no readable code`);
+  return code;
+}
 
 async function sold(json: unknown): Promise<PurchaseResponse> {
   const res = await post("/v1.1/tickets", json);
@@ -230,7 +261,20 @@ describe("D1 round trips per request, login remembered", () => {
     const code = await signTicketToken(today, signingKeysFromEnv(env));
     const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
     fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
+    fixture.printedCode = await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY })).ticketId);
     fixture.cancellable = [(await sold(GENERAL)).ticketId];
+    const scannedAt = new Date(Date.parse(NOW) - 60_000).toISOString();
+    const scanOf = (code: string) => ({ scanId: crypto.randomUUID(), code, scannedAt });
+    const offlineEvent = await createEvent([TODAY]);
+    const offlineCodes: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      offlineCodes.push(await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: offlineEvent, ticketDate: TODAY })).ticketId));
+    }
+    const scans = Array.from({ length: 500 }, (_, i) => scanOf(offlineCodes[i % 50] ?? `not a code ${i}`));
+    fixture.offlineUpload = { sentAt: NOW, scans };
+    const uploaded = scanOf(offlineCodes[0]!);
+    expect((await send("POST", "/v1.1/admissions/offline", { sentAt: NOW, scans: [uploaded] }, {}, "gate")).status).toBe(200);
+    fixture.reusedScanId = { sentAt: NOW, scans: [{ ...uploaded, code: offlineCodes[1] }] };
     const placeOrder = async () => {
       const res = await post("/v1.1/orders", orderOf(2));
       expect(res.status).toBe(201);

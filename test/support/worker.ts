@@ -17,6 +17,7 @@ type Vars = {
   WEBHOOK_ALLOW_LOOPBACK?: "true" | "false";
   /** A secret or money setting as an operator might leave it (undefined: not set). */
   TICKET_SIGNING_KEY?: string | undefined;
+  TICKET_CODE_KEYS?: string | undefined;
   CURRENCY?: string | undefined;
 };
 

@@ -4,31 +4,27 @@
 // picture updates these digests together with TICKET_IMAGE_LAYOUT_VERSION.
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/platform/crypto";
-import {
-  TICKET_IMAGE_LAYOUT_VERSION,
-  renderTicketPng,
-  signTicketToken,
-  type SigningKeys,
-  type TicketImageInput,
-} from "../../src/ticket-image";
-import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
+import { TICKET_IMAGE_LAYOUT_VERSION, codeKeysFromEnv, codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
+import { TEST_CODE_KEYS } from "../support/code-keys";
+import { EVENT_TICKET, GENERAL_TICKET, type SampleTicket } from "./fixtures";
 
-const KEYS: SigningKeys = { current: { id: "K1", secret: "bytes-test-signing-secret-0000000000001" } };
+// Ed25519 signatures are deterministic: one ticket and key, one code, one picture.
+const SIGNER = codeSignerAt(codeKeysFromEnv({ TICKET_CODE_KEYS: JSON.stringify({ keys: TEST_CODE_KEYS }) }), new Date("2026-12-01T12:00:00Z"));
 
-const CARDS: [string, TicketImageInput, string][] = [
-  ["general", GENERAL_TICKET, "c4b248be35f4e8def7f73c39b0c38a8a235b88d3f5f9263aa6d0513a80aebfbf"],
-  ["event", EVENT_TICKET, "601934b5a083da575674aa24d3631b5de4af9d47b087937ae7f01284574d25e1"],
+const CARDS: [string, SampleTicket, string][] = [
+  ["general", GENERAL_TICKET, "a3d10bc1780e0c7836166864297c213c353615a9e47072353e91350bf5c319fc"],
+  ["event", EVENT_TICKET, "1afe9d6ea41544e5330fa72173cd004096e581924ecab759244def8059c33bc4"],
   [
     "event, two lines of name",
     { ...EVENT_TICKET, eventName: "Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon" },
-    "121ebabd2650e5f2d371a4f4de22d09bd7cf72340abf0d2e79314a6636405a1e"],
-  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "50dd9c163980a78afaed673089c25ac61e5fce1b172ff8508cfa1ac950700a10"],
-  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "f5566cfaa44953794fc24aca92f15b45e7089caee4b9926f3c341320b1957e9d"],
+    "a1782e1cb4c4a2b00e0bcf894f55231300d5cb7c6a8fefe138cd7edaaee4ba84"],
+  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "42328262ec0c7856d71fb21bc3254e73468bbe43d4345d7f43582214b4118e07"],
+  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "1d03b94b6b79bcdfd15ef4af1bc04f5107070d7ecdb621a2ef79b780d6f65397"],
 ];
 
 describe(`ticket PNG bytes (layout version ${TICKET_IMAGE_LAYOUT_VERSION})`, () => {
   it.each(CARDS)("%s card", async (_kind, ticket, digest) => {
-    const png = await renderTicketPng(ticket, await signTicketToken(ticket, KEYS));
+    const png = await renderTicketPng(ticket, await signTicketCode(ticket, SIGNER));
     expect(toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", png)))).toBe(digest);
   });
 });

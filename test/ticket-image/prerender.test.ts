@@ -6,8 +6,9 @@ import {
   loadTicketImage,
   prerenderSoldTickets,
   renderTicketPng,
-  signingKeysFromEnv,
-  signTicketToken,
+  codeKeysOf,
+  codeSignerAt,
+  signTicketCode,
   ticketImageEtag,
 } from "../../src/ticket-image";
 import { lookUpTicketForImage } from "../../src/ticket-image/lookup";
@@ -44,8 +45,8 @@ async function fetchImage(ticketId: string) {
 /** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
 async function freshRender(ticketId: string) {
   const ticket = (await lookUpTicketForImage(env.DB, ticketId, ADMIN, false))!;
-  const keys = signingKeysFromEnv(env);
-  return { etag: await ticketImageEtag(ticket, keys), png: await renderTicketPng(ticket, await signTicketToken(ticket, keys)) };
+  const signer = codeSignerAt(codeKeysOf(env), new Date());
+  return { etag: await ticketImageEtag(ticket, signer), png: await renderTicketPng(ticket, await signTicketCode(ticket, signer)) };
 }
 
 beforeEach(() => useClock(NOW));
@@ -94,7 +95,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([{ ...body, categoryName: "Adult" }], ACCOUNTS.sales.name, signingKeysFromEnv(env));
+    const prerendered = prerenderSoldTickets([{ ...body, category: "adult", categoryName: "Adult" }], ACCOUNTS.sales.name, codeSignerAt(codeKeysOf(env), new Date()));
     // Microtasks only (the crypto awaits resolve as such): a render that did not wait for a timer would run here.
     for (let i = 0; i < 1_000; i++) await Promise.resolve();
     expect(counter.renders).toBe(0);
@@ -106,18 +107,18 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, ADMIN, false))!;
-    const keys = signingKeysFromEnv(env);
-    const etag = await ticketImageEtag(ticket, keys);
+    const signer = codeSignerAt(codeKeysOf(env), new Date());
+    const etag = await ticketImageEtag(ticket, signer);
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([{ ...body, categoryName: "Adult" }], ACCOUNTS.sales.name, keys);
+    const prerendered = prerenderSoldTickets([{ ...body, category: "adult", categoryName: "Adult" }], ACCOUNTS.sales.name, signer);
     // The fetch's edge-cache lookup misses, and answers only once the pre-render is done.
     vi.spyOn(caches.default, "match").mockImplementation(async () => {
       await prerendered;
       return undefined;
     });
     const writes: Promise<unknown>[] = [];
-    const fetched = await loadTicketImage(ticket, keys, etag, (write) => writes.push(write));
+    const fetched = await loadTicketImage(ticket, signer, etag, (write) => writes.push(write));
     await Promise.all(writes);
     expect(counter.renders).toBe(1);
     expect(fetched.png).toEqual((await freshRender(body.ticketId)).png);

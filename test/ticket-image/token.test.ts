@@ -5,7 +5,7 @@ import {
   verifyTicketToken,
   type SigningKeys,
 } from "../../src/ticket-image";
-import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../src/ticket-image/token";
+import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../src/ticket-image/legacy-token";
 import { ticketIdOfCode } from "../../tools/lib/ticket-qr.mjs";
 
 const SECRET_OLD = "old-ticket-signing-secret-for-tests-0001";

@@ -1,13 +1,16 @@
 // The bench's own logic that a run depends on (bench/, docs/performance.md):
-// what a run writes when a phase fails, and which migrations a checkout's
-// local D1 gets for `npm run bench -- --against <checkout>`.
+// what a run writes when a phase fails, the budgets checked against a
+// "before", the isolate's samples within a function, and which migrations a
+// checkout's local D1 gets for `npm run bench -- --against <checkout>`.
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { tempDir } from "../../tools/lib/process-end.mjs";
 import { ROOT, d1Execute, d1Target } from "../../tools/lib/wrangler.mjs";
-import { runPhases, writeResults } from "../../bench/report.mjs";
+import { checkBudgets, renderMarkdown, runPhases, writeResults } from "../../bench/report.mjs";
+import { WARMED_UP } from "../../bench/render.mjs";
+import { sampleCounts } from "../../bench/servers.mjs";
 import { migrationsCommand, migrationsDir, seedDatabase } from "../../bench/seed.mjs";
 
 const measured = {
@@ -61,6 +64,65 @@ describe("bench/report.mjs: the results writer", () => {
     r.scenarios.push({ ...measured, id: "hours", failures: 3 });
     assert.match(writeResults(join(dir.path, "b.md"), r), /^3 failed requests/);
     dir.remove();
+  });
+});
+
+describe("bench/servers.mjs: sampleCounts of a V8 CPU profile", () => {
+  // (root) → handler → verifyTicketCodeWith → verify; (root) → other → verify; (root) → (idle)
+  const frame = (id, functionName, children = []) => ({ id, callFrame: { functionName }, children });
+  const profile = {
+    nodes: [frame(1, "(root)", [2, 3, 6]), frame(2, "handler", [4]), frame(3, "other", [5]), frame(4, "verifyTicketCodeWith", [7]), frame(5, "verify"), frame(6, "(idle)"), frame(7, "verify")],
+    samples: [6, 6, 2, 4, 7, 7, 5, 1, 6, 3],
+  };
+
+  it("counts the busy samples, and those whose stack holds the named function at any depth", () => {
+    assert.deepEqual(sampleCounts(profile, ["verifyTicketCodeWith", "handler", "verify", "absent"]), { busy: 7, within: { verifyTicketCodeWith: 3, handler: 4, verify: 3, absent: 0 } });
+  });
+
+  it("counts no idle sample, even within a named function", () => {
+    const idleWithin = { nodes: [frame(1, "(root)", [2]), frame(2, "verifyTicketCodeWith", [3]), frame(3, "(idle)")], samples: [3, 3, 2] };
+    assert.deepEqual(sampleCounts(idleWithin, ["verifyTicketCodeWith"]), { busy: 1, within: { verifyTicketCodeWith: 1 } });
+    assert.deepEqual(sampleCounts(profile), { busy: 7, within: {} });
+  });
+});
+
+describe("bench/report.mjs: budgets against a before, and CPU within a function", () => {
+  const series = (ms) => Array.from({ length: 60 }, () => ({ cpuMs: ms, latencyMs: ms + 1 }));
+  const freshSubject = (label, warm) => ({ label, fresh: { general: [series(warm.general)], event: [series(warm.event)], cancelled: [series(warm.cancelled)], [WARMED_UP]: [series(warm.general)] }, sales: [], pairs: [{ event: 10, cancelled: 10 }] });
+  const withBefore = () => ({
+    ...results(),
+    renderCost: { renders: 3, warmups: 0, subjects: [{ label: "this checkout", freshMs: 150, warmupMs: [], firstMs: [11, 12, 30], cachedMs: [1] }, { label: "before (main)", freshMs: 150, warmupMs: [], firstMs: [10, 10, 10], cachedMs: [1] }] },
+    freshIsolates: { rounds: 1, renders: 60, subjects: [freshSubject("this checkout", { general: 11, event: 11, cancelled: 12 }), freshSubject("before (main)", { general: 10, event: 10, cancelled: 10 })] },
+    pairs: { "gate, profiled": [{ id: "admit", title: "gate: admit a ticket", requests: 150, isolateSamples: 600, cpuMs: { runtime: 5 }, round: 1, cpuWithin: [{ fn: "verifyTicketCodeWith", what: "verifying a code", budgetMs: 1, samples: 90 }] }] },
+  });
+  const byId = (checks, id) => checks.filter((c) => c.id === id);
+
+  it("checks each warm render against the before's: the median of the alternated ratios, at most 1.15×", () => {
+    const checks = checkBudgets(withBefore());
+    // 1.1, 1.2, 3.0: the median, not the mean, of the fetches' ratios.
+    assert.deepEqual(byId(checks, "render-general-against").map((c) => [c.value, c.pass]), [["1.20×", false], ["1.10×", true]]);
+    assert.deepEqual(byId(checks, "render-event-against").map((c) => [c.value, c.pass]), [["1.10×", true]]);
+    assert.deepEqual(byId(checks, "render-cancelled-against").map((c) => [c.value, c.pass]), [["1.20×", false]]);
+    const markdown = renderMarkdown(withBefore());
+    assert.match(markdown, /Warm renders, this checkout \/ before \(main\), the medians of the alternated ratios: general \(a warm isolate's first renders, fetched in turn\) 1\.20×;/);
+  });
+
+  it("checks the CPU within a function per request against its budget, and reports it", () => {
+    const [verify] = byId(checkBudgets(withBefore()), "admit");
+    assert.equal(verify.value, "0.060 ms");
+    assert.equal(verify.pass, true);
+    const slow = withBefore();
+    slow.pairs["gate, profiled"][0].cpuWithin[0].samples = 1500;
+    const [missed] = byId(checkBudgets(slow), "admit");
+    assert.deepEqual([missed.value, missed.pass], ["1.000 ms", false]);
+    assert.match(renderMarkdown(withBefore()), /\| gate, profiled \| gate: admit a ticket \| 150 \| `verifyTicketCodeWith` \(verifying a code\) \| 0\.060 \| 0\.40 \| < 1 ms pass \|/);
+  });
+
+  it("checks nothing against a before when a run had none", () => {
+    const alone = withBefore();
+    alone.renderCost.subjects.pop();
+    alone.freshIsolates.subjects.pop();
+    assert.equal(checkBudgets(alone).filter((c) => c.id.endsWith("-against")).length, 0);
   });
 });
 

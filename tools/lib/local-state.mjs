@@ -2,6 +2,7 @@
 // every migration and one account, and throw-away Worker secrets, so a check
 // never touches the developer's `npm run dev` database or .dev.vars.
 import { randomBytes } from "node:crypto";
+import { generateCodeKey } from "./code-keys.mjs";
 import { basicAuthorization, insertAccountSql, newSecret } from "./accounts.mjs";
 import { tempDir } from "./process-end.mjs";
 import { applyMigrations, d1Execute, d1Target } from "./wrangler.mjs";
@@ -29,6 +30,7 @@ export function prepareLocalState({ name = "e2e-admin", role = "admin" } = {}) {
 export function throwawaySecrets() {
   return {
     TICKET_SIGNING_KEY: randomBytes(32).toString("hex"),
+    TICKET_CODE_KEYS: JSON.stringify({ keys: [generateCodeKey("E2E", Date.now() - 60_000)] }),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   };
 }

@@ -58,12 +58,24 @@ export function readTicketCode(pngBytes) {
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /**
- * The ticketId a ticket code names (its fourth part: the UUID's 16 bytes in
- * base32), unverified: for checking which ticket an image shows, not whether
- * the code is genuine (only the service can tell that).
+ * The ticketId a ticket code names, unverified: for checking which ticket an
+ * image shows, not whether the code is genuine (the service, or a gate with
+ * the keys, tells that). A JWS names it in its payload's `tid`; a code printed
+ * before those in its fourth part (the UUID's 16 bytes in base32).
  */
 export function ticketIdOfCode(code) {
-  const id = code.split(".")[3] ?? "";
+  const parts = code.split(".");
+  if (parts.length === 3) {
+    let tid;
+    try {
+      tid = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/"))).tid;
+    } catch {
+      tid = undefined;
+    }
+    if (typeof tid !== "string") throw new Error(`not a ticket code: ${code}`);
+    return tid;
+  }
+  const id = parts[3] ?? "";
   if (!/^[A-Z2-7]{26}$/.test(id)) throw new Error(`not a ticket code: ${code}`);
   let bits = "";
   for (const char of id) bits += BASE32.indexOf(char).toString(2).padStart(5, "0");

@@ -77,3 +77,76 @@ export declare function getTicketImage(
   ticketId: string,
   options?: { etag?: string | null },
 ): Promise<TicketImage>;
+
+export type GateKeySet = Schemas["GateKeySet"];
+export type GateConfig = Schemas["GateConfig"];
+
+/** What a genuine ticket code says (its JWS payload), and the key that signed it. */
+export interface TicketCodeClaims {
+  tid: string;
+  typ: "general" | "event";
+  date: string;
+  cat: string;
+  eid?: string;
+  ent?: string;
+  kid: string;
+}
+
+/** The ticket a genuine code names. */
+export interface CheckedTicket {
+  ticketId: string;
+  ticketType: "general" | "event";
+  ticketDate: string;
+  category: string;
+  eventId?: string;
+  entryTime?: string;
+}
+
+/** An offline gate's judgement of a code: what `POST /admissions` would answer. */
+export type TicketCodeCheck =
+  | { outcome: "invalid-ticket-code" }
+  | (CheckedTicket & { outcome: "admitted" | "not-valid-today" | "too-early" | "revoked" })
+  | (CheckedTicket & { outcome: "too-late"; timeClose: string });
+
+export interface TicketCodeCheckInput {
+  /** The text read from the ticket's QR code. */
+  code: string;
+  /** `GET /gate/keys`. */
+  keys: GateKeySet;
+  /** `GET /gate/config`. */
+  config: GateConfig;
+  /** The ticket ids of `GET /gate/revocations`. */
+  revoked?: Iterable<string>;
+  /** The gate's clock; now by default. */
+  now?: Date;
+}
+
+/** The longest text a gate reads as a code (the service signs 337 characters at most); a longer one is not genuine. */
+export declare const MAX_CODE_LENGTH: 350;
+/** Unpadded base64url (RFC 4648 §5) of `bytes`: how each part of a code is written. */
+export declare function base64url(bytes: Uint8Array): string;
+/** The name of a claim of a code's payload. */
+export type TicketCodeClaimName = "tid" | "typ" | "date" | "cat" | "eid" | "ent";
+/**
+ * The first claim of `claims` (in the order they are written) that is not as
+ * the service writes it, or null when all are: `tid` a lower-case UUID, `typ`
+ * `general` or `event`, `date` a calendar date, `cat` a category id, `eid`
+ * the UUID of an event ticket's event (and only an event ticket's), `ent` the
+ * `HH:mm` of a general ticket. Members other than these are not looked at.
+ */
+export declare function invalidClaim(claims: { [name: string]: unknown }): TicketCodeClaimName | null;
+/**
+ * Verifies a code's Ed25519 signature (WebCrypto) and shape with the key
+ * `verifierOf` gives for its `kid` (undefined: an unknown kid); null when
+ * it is not genuine. Never throws on a scanned text.
+ */
+export declare function verifyTicketCodeWith(
+  code: string,
+  verifierOf: (kid: string) => CryptoKey | Promise<CryptoKey> | undefined,
+): Promise<TicketCodeClaims | null>;
+/** Verifies a code's Ed25519 signature (WebCrypto) and shape against a JWK Set; null when it is not genuine. */
+export declare function verifyTicketCode(code: string, keys: GateKeySet): Promise<TicketCodeClaims | null>;
+/** Judges a code as the service would, from what the gate synced. */
+export declare function checkTicketCode(input: TicketCodeCheckInput): Promise<TicketCodeCheck>;
+/** The museum's date and `HH:mm` time at `now` in `timeZone`. */
+export declare function museumNow(timeZone: string, now: Date): { today: string; time: string };

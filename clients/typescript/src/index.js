@@ -5,6 +5,8 @@
 // without a build step.
 import createClient from "openapi-fetch";
 
+export * from "./gate.js";
+
 /** Where the service serves interface 1.1 (the document's `servers[0].url`). */
 export const API_BASE_PATH = "/v1.1";
 

@@ -321,7 +321,7 @@ export interface paths {
         put?: never;
         /**
          * Admit a ticket at the gate
-         * @description Send the text read from a ticket's QR code. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
+         * @description Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
          */
         post: operations["admitTicket"];
         delete?: never;
@@ -339,7 +339,7 @@ export interface paths {
         };
         /**
          * Attendance of a day
-         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event. Admin only.
+         * @description Tickets sold (cancelled ones included), admitted and cancelled for one date, for general entry and per event, and the number of that date's offline conflicts (`GET /admissions/conflicts`). Admin only.
          */
         get: operations["getAttendanceSummary"];
         put?: never;
@@ -359,9 +359,89 @@ export interface paths {
         };
         /**
          * The feed of revoked ticket codes, for offline gates
-         * @description The codes a gate must not admit (tickets cancelled, codes of a withdrawn key) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.
+         * @description The tickets a gate must not admit (cancelled ones; a withdrawn key is withdrawn from `GET /gate/keys`) revoked after the cursor `since`, for tickets of today or later (museum time zone), in the order revoked, at most 1,000 a page. Send the answer's `next` as `since` to read on; a revocation is never skipped nor repeated, replicas or not. One round trip. Roles: gate, admin.
          */
         get: operations["listRevocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gate/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys ticket codes are signed with
+         * @description A JWK Set: the Ed25519 public keys (RFC 8037) that verify ticket codes, for a gate that checks codes offline. A new key is listed at least 48 hours before it signs; a withdrawn key is gone at once (docs/admission.md). Roles: gate, admin.
+         */
+        get: operations["getGateKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gate/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rules a gate judges codes by
+         * @description The time zone, the early-entry window, the category names and the open days (hours, entry slots) of today and the next 6 days: what a gate needs to tell not today, too early and too late as the service does. Roles: gate, admin.
+         */
+        get: operations["getGateConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload scans a gate made offline
+         * @description A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded, is its admission; every other outcome but `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.
+         */
+        post: operations["uploadOfflineScans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admissions/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Offline scans that conflict, of a day
+         * @description The offline scans of tickets for one date, and those made that day whose code named no ticket, that a gate let in but the service did not admit (docs/admission.md, what to do with them), in the order they were uploaded. Admin only.
+         */
+        get: operations["listAdmissionConflicts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1358,7 +1438,7 @@ export interface components {
              * @description What a gate program switches on.
              * @enum {string}
              */
-            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/invalid-ticket-code";
+            type: "/problems/already-admitted" | "/problems/ticket-cancelled" | "/problems/not-valid-today" | "/problems/too-early" | "/problems/too-late" | "/problems/invalid-ticket-code";
             title: string;
             status: number;
             detail: string;
@@ -1389,12 +1469,17 @@ export interface components {
              * @example 09:00
              */
             entryTime?: string;
+            /**
+             * @description too-late: the day's closing time.
+             * @example 09:00
+             */
+            timeClose?: string;
         };
         /** @description A scanned ticket code. */
         AdmissionRequest: {
             /**
              * @description The text read from the ticket's QR code, as scanned.
-             * @example MT1.K1.E20261201.UJ5BLDTEOEJ3TDDGHK3VNBKN6I.2ZQ7XQ5YHJY5F3NWX5JVNO2ZQA
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA
              */
             code: string;
         };
@@ -1460,6 +1545,8 @@ export interface components {
                     };
                 };
             }[];
+            /** @description Offline scans of the day that conflict (`GET /admissions/conflicts`). */
+            conflicts: number;
         };
         /** @description Ticket codes revoked after the cursor: an offline gate refuses them. */
         RevocationFeed: {
@@ -1484,6 +1571,154 @@ export interface components {
              */
             next: string;
         };
+        /** @description A JWK Set (RFC 7517): every key whose codes can be admitted, the next one included once it is published. */
+        GateKeySet: {
+            keys: components["schemas"]["GateKey"][];
+        };
+        GateKey: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            /**
+             * @description The public key, base64url (RFC 8037).
+             * @example flaSZCZjIt7lggJQ090s79PwzeLp6yXyvBlwvWP6IV0
+             */
+            x: string;
+            /**
+             * @description The key's id: the `kid` of the codes it signs (at most 8 characters).
+             * @example K1
+             */
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        };
+        /** @description What a gate needs to judge a code alone: the rules of the coming days. */
+        GateConfig: {
+            /**
+             * @description The museum's IANA time zone: what today and now mean at the gate.
+             * @example America/New_York
+             */
+            timeZone: string;
+            /**
+             * @description How long before its entry time a timed ticket is admitted.
+             * @example 15
+             */
+            admissionEarlyMinutes: number;
+            /** @description The active categories (a code's `cat`). */
+            categories: {
+                categoryId: string;
+                name: string;
+            }[];
+            /** @description Today and the next 6 days, open days only. */
+            days: {
+                /**
+                 * Format: date
+                 * @example 2023-10-29
+                 */
+                date: string;
+                /** @example 09:00 */
+                timeOpen: string;
+                /**
+                 * @description General tickets (timed or not) are admitted until then; event tickets all day.
+                 * @example 09:00
+                 */
+                timeClose: string;
+                /** @description Timed days: the slots' start times. */
+                entrySlots?: string[];
+            }[];
+        };
+        /** @description Each scan's outcome, in the order of the upload's scans. */
+        OfflineResults: {
+            results: {
+                /** Format: uuid */
+                scanId: string;
+                ticketId?: components["schemas"]["TicketId"] & unknown;
+                /**
+                 * Format: date-time
+                 * @description When it was scanned, corrected by the upload's `sentAt` (RFC 3339, UTC).
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                scannedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it was scanned by the device's own clock.
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                deviceScannedAt: string;
+                /**
+                 * @description `admitted`, a conflict (every other outcome but `rejected`), or `rejected`: too old or too far ahead to be judged.
+                 * @enum {string}
+                 */
+                outcome: "admitted" | "already-admitted" | "ticket-cancelled" | "cancelled-after-entry" | "not-valid-today" | "too-early" | "too-late" | "invalid-ticket-code" | "rejected";
+                /**
+                 * Format: date-time
+                 * @description admitted, already-admitted: the ticket's admission.
+                 * @example 2026-12-01T14:03:07.123Z
+                 */
+                admittedAt?: string;
+            }[];
+        };
+        /** @description Scans a gate made offline, in the order it made them. */
+        OfflineUpload: {
+            /**
+             * Format: date-time
+             * @description When the device sent this upload, by its own clock: the service corrects every scan's time by the difference to its own.
+             * @example 2026-12-01T14:03:07Z
+             */
+            sentAt: string;
+            scans: {
+                /**
+                 * Format: uuid
+                 * @description A uuid the device made for this scan: sent again, it answers its first result.
+                 */
+                scanId: string;
+                /**
+                 * @description The text read from the ticket's QR code, as scanned.
+                 * @example eyJhbGciOiJFZERTQSIsImtpZCI6IksxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJnZW5lcmFsIiwiZGF0ZSI6IjIwMjYtMTItMDEiLCJjYXQiOiJhZHVsdCJ9.6FPdUP2u4d0ckJjwDvAUNf45pS5q63BU1ZuofUi2ETcP0tDB6VGAzYmvPtAdvvx-xtXtbJyYf3gahqF8VoDtDA
+                 */
+                code: string;
+                /**
+                 * Format: date-time
+                 * @description When the device scanned the code, by its own clock.
+                 * @example 2026-12-01T14:03:07Z
+                 */
+                scannedAt: string;
+            }[];
+        };
+        /** @description Offline scans that were let in but not admitted, in the order they were uploaded. */
+        AdmissionConflicts: {
+            /** Format: uuid */
+            scanId: string;
+            ticketId?: components["schemas"]["TicketId"] & unknown;
+            /**
+             * Format: date-time
+             * @description When it was scanned, corrected by the upload's `sentAt` (RFC 3339, UTC).
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            scannedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was scanned by the device's own clock.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            deviceScannedAt: string;
+            /**
+             * @description The account that uploaded the scan.
+             * @example gate-north-1
+             */
+            gate: string;
+            /** @enum {string} */
+            outcome: "already-admitted" | "ticket-cancelled" | "cancelled-after-entry" | "not-valid-today" | "too-early" | "too-late" | "invalid-ticket-code";
+            /**
+             * Format: date-time
+             * @description The ticket's admission, where it has one.
+             * @example 2026-12-01T14:03:07.123Z
+             */
+            admittedAt?: string;
+        }[];
         /** @description The ticket as cancelled now, and its refund. */
         TicketCancellation: components["schemas"]["TicketStatus"] & {
             refund: components["schemas"]["Refund"] & unknown;
@@ -3881,7 +4116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket after its day's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4015,6 +4250,318 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevocationFeed"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGateKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateKeySet"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGateConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The gate's configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GateConfig"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadOfflineScans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfflineUpload"];
+            };
+        };
+        responses: {
+            /** @description Each scan's outcome, in the order of the scans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineResults"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account's role may not do this (`x-roles` lists the roles that may). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json (UTF-8; another charset is refused). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `/problems/scan-id-reused`: `errors` names each `scans[i].scanId` sent before with another code. Nothing was recorded. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed logins from this client; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure; `detail` quotes the request id, nothing internal. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAdmissionConflicts: {
+        parameters: {
+            query?: {
+                /** @description The day counted (default: today, museum time zone). */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdmissionConflicts"];
                 };
             };
             /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */

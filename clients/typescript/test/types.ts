@@ -2,7 +2,7 @@
 // run: every call below must compile, and every `@ts-expect-error` line must
 // be an error. When a route's schema changes and `npm run client:generate`
 // follows it, the calls that no longer fit fail here.
-import { createMuseumClient, getTicketImage, type Problem, type Schemas } from "museum-api-client";
+import { checkTicketCode, createMuseumClient, getTicketImage, type Problem, type Schemas } from "museum-api-client";
 
 const client = createMuseumClient({ baseUrl: "https://museum.example", username: "kiosk-1", password: "secret" });
 
@@ -39,6 +39,8 @@ export async function admit(code: string): Promise<string> {
       return `valid on ${refusal.ticketDate ?? "?"}`;
     case "/problems/too-early":
       return `entry from ${refusal.entryTime ?? "?"}`;
+    case "/problems/too-late":
+      return `closed at ${refusal.timeClose ?? "?"}`;
     case "/problems/ticket-cancelled":
     case "/problems/invalid-ticket-code":
       return refusal.detail;
@@ -71,5 +73,21 @@ export async function wrongCalls(): Promise<void> {
     // @ts-expect-error a problem's status is a number
     const status: string = hook.error.status;
     void status;
+  }
+}
+
+export async function checkOffline(code: string, revoked: Set<string>): Promise<string> {
+  const keys = await client.GET("/gate/keys");
+  const config = await client.GET("/gate/config");
+  if (!keys.data || !config.data) return "not synced";
+  const check = await checkTicketCode({ code, keys: keys.data, config: config.data, revoked, now: new Date() });
+  switch (check.outcome) {
+    case "too-late":
+      return `closed at ${check.timeClose}`;
+    case "invalid-ticket-code":
+      // @ts-expect-error a code that is not genuine names no ticket
+      return check.ticketId;
+    default:
+      return `${check.outcome}: ${check.ticketId} (${check.category})`;
   }
 }
