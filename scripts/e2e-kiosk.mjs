@@ -11,11 +11,13 @@
 //     four images fetched at once and its QR code read: every image shows its
 //     own ticket; the order's status lists the four with their categories;
 //  6. on a day with timed entry (made so by an admin): read the availability,
-//     buy for a slot, read the entry time back from the ticket's QR image, and
-//     when the slot is sold out, buy one of the `availableEntryTimes` offered.
+//     buy for a slot, verify its QR code with the gate's keys (day and entry
+//     time in the signed payload), and when the slot is sold out, buy one of
+//     the `availableEntryTimes` offered.
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
+import { verifyTicketCode } from "museum-api-client/gate";
 import { exitOnHelp, log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
@@ -63,7 +65,12 @@ async function timedEntry(day) {
   const image = await getTicketImage(kiosk, first.data.ticketId);
   expect(image.kind === "image", `the timed ticket's image: ${image.kind}`);
   const code = readTicketCode(image.image);
-  expect(code.startsWith("MT1.") && code.includes(`G${day.replaceAll("-", "")}.`), `the timed ticket's QR code reads ${code}`);
+  const keys = await office.GET("/gate/keys");
+  const claims = await verifyTicketCode(code, keys.data);
+  expect(
+    claims?.tid === first.data.ticketId && claims.typ === "general" && claims.date === day && claims.ent === "10:00",
+    `the timed ticket's QR code is a genuine code of its ticket, day and entry time: ${code} (claims ${JSON.stringify(claims)})`,
+  );
 
   const full = await buy("10:00");
   expect(full.response.status === 409 && full.error?.type === "/problems/sold-out", `a full slot answered ${JSON.stringify(full.error)}`);
