@@ -12,6 +12,7 @@
  */
 import { notConfigured } from "../http/problem";
 import { log } from "../platform/log";
+import { oncePerEnv } from "../platform/once-per-env";
 
 /** A key of the set, as published: an OKP JWK (RFC 8037). */
 export type PublicCodeKey = { kty: "OKP"; crv: "Ed25519"; x: string; kid: string; alg: "EdDSA"; use: "sig" };
@@ -83,22 +84,9 @@ function importPublic(key: CodeKey): Promise<CryptoKey> {
   return imported;
 }
 
-// The key set of each env object (one per isolate in production), parsed and imported once.
-const parsedKeys = new WeakMap<object, CodeKeySet | Error>();
+const keysOrError = oncePerEnv(codeKeysFromEnv);
+// Each signing key's private half, imported once per isolate.
 const signers = new WeakMap<CodeKey, CodeSigner>();
-
-function keysOrError(env: KeyEnv): CodeKeySet | Error {
-  let parsed = parsedKeys.get(env);
-  if (!parsed) {
-    try {
-      parsed = codeKeysFromEnv(env);
-    } catch (error) {
-      parsed = error instanceof Error ? error : new Error(String(error));
-    }
-    parsedKeys.set(env, parsed);
-  }
-  return parsed;
-}
 
 /**
  * The code keys of the Worker's environment. Missing or malformed: a 503

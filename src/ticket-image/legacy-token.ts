@@ -19,6 +19,7 @@
 import { notConfigured } from "../http/problem";
 import { toHex } from "../platform/crypto";
 import { log } from "../platform/log";
+import { oncePerEnv } from "../platform/once-per-env";
 import type { TicketType } from "../tickets/schemas";
 
 export type SigningKey = { id: string; secret: string };
@@ -105,21 +106,7 @@ export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
   return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
 }
 
-// The keys of each env object (one per isolate in production), parsed once.
-const parsedKeys = new WeakMap<object, SigningKeys | Error>();
-
-function keysOrError(env: KeyEnv): SigningKeys | Error {
-  let parsed = parsedKeys.get(env);
-  if (!parsed) {
-    try {
-      parsed = signingKeysFromEnv(env);
-    } catch (error) {
-      parsed = error instanceof Error ? error : new Error(String(error));
-    }
-    parsedKeys.set(env, parsed);
-  }
-  return parsed;
-}
+const keysOrError = oncePerEnv(signingKeysFromEnv);
 
 /**
  * The signing keys of the Worker's environment, parsed once per env object.
