@@ -89,11 +89,16 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
   return holdExpired(orderId, { available: available ?? 0, ...(availableEntryTimes ? { availableEntryTimes } : {}), ...(line === undefined ? {} : { line }) });
 }
 
-/** The order's state before a confirmation or an extension, as `orderStatusOf` (orders.ts) would read it; null: not found. */
-function stateBefore({ order, released, live }: HoldStateRow): OrderStatus["status"] | null {
-  if (order === null || order.status !== "held") return order?.status ?? null;
-  if (released) return "released";
-  return live ? "held" : "expired";
+/**
+ * The order and its state before a confirmation or an extension, as
+ * `orderStatusOf` (orders.ts) would read it. Neither applies to an order
+ * that is not there (404) or was released (409).
+ */
+function heldOrderBefore({ order, released, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
+  if (order === null) throw orderNotFound(orderId);
+  const state = order.status !== "held" ? order.status : released ? "released" : live ? "held" : "expired";
+  if (state === "released") throw orderReleased(orderId);
+  return { order, state };
 }
 
 async function confirmOnce(
@@ -131,10 +136,7 @@ async function confirmOnce(
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
-  const { order } = before.value;
-  const state = stateBefore(before.value);
-  if (order === null) throw orderNotFound(orderId);
-  if (state === "released") throw orderReleased(orderId);
+  const { order, state } = heldOrderBefore(before.value, orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
   // Only its status changes, and only by this batch's settle.
   const orderAfter = { ...order, status: confirmed.value ? "confirmed" : order.status } satisfies OrderRow;
@@ -202,10 +204,7 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   await batch.run();
 
-  const { order } = before.value;
-  const state = stateBefore(before.value);
-  if (order === null) throw orderNotFound(orderId);
-  if (state === "released") throw orderReleased(orderId);
+  const { order, state } = heldOrderBefore(before.value, orderId);
   if (state === "confirmed") {
     throw new ProblemError(409, {
       type: PROBLEM_TYPES.orderConfirmed,
