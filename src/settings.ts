@@ -6,6 +6,7 @@
 // default one (the sale answers 503; /healthz names the setting). Prices are
 // the database's (ticket categories, events), not settings.
 import { z } from "@hono/zod-openapi";
+import { type MuseumNow, museumNowIn } from "./platform/dates";
 
 /** A whole number in [min, max] written as text, or `fallback`. */
 const wholeNumber = (min: number, max: number, fallback: number) =>
@@ -70,6 +71,11 @@ export function settingsOf(env: object): Settings {
     parsed.set(env, settings);
   }
   return settings;
+}
+
+/** The museum's date and time now, in its time zone (formatted once a minute per isolate). */
+export function museumNowOf(env: object): MuseumNow {
+  return museumNowIn(settingsOf(env).MUSEUM_TIMEZONE);
 }
 
 /** The settings money depends on that do not parse (their names), for /healthz and the preflight. */

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { todayIn } from "../platform/dates";
-import { settingsOf } from "../settings";
+import { museumNowOf, settingsOf } from "../settings";
 import { codeKeysOf, publicKeySet, signingKeysOf } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
@@ -36,13 +35,13 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
 };
 
 export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {
-  const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  const date = c.req.valid("query").date ?? museumNowOf(c.env).today;
   c.header("Cache-Control", "no-store");
   return c.json(await attendanceOn(c.var.db, date), 200);
 };
 
 export const listRevocations: AppRouteHandler<typeof routes.listRevocations> = async (c) => {
-  const today = todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  const today = museumNowOf(c.env).today;
   c.header("Cache-Control", "no-store");
   return c.json(await revocationsAfter(c.var.db, c.req.valid("query").since, today), 200);
 };
@@ -54,7 +53,7 @@ export const getGateKeys: AppRouteHandler<typeof routes.getGateKeys> = async (c)
 
 export const getGateConfig: AppRouteHandler<typeof routes.getGateConfig> = async (c) => {
   const settings = settingsOf(c.env);
-  const today = todayIn(settings.MUSEUM_TIMEZONE);
+  const today = museumNowOf(c.env).today;
   c.header("Cache-Control", "no-store");
   return c.json(await gateConfigFrom(c.var.db, today, { timeZone: settings.MUSEUM_TIMEZONE, earlyMinutes: settings.ADMISSION_EARLY_MINUTES }), 200);
 };
@@ -66,7 +65,7 @@ export const uploadOfflineScans: AppRouteHandler<typeof routes.uploadOfflineScan
 };
 
 export const listAdmissionConflicts: AppRouteHandler<typeof routes.listAdmissionConflicts> = async (c) => {
-  const date = c.req.valid("query").date ?? todayIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  const date = c.req.valid("query").date ?? museumNowOf(c.env).today;
   c.header("Cache-Control", "no-store");
   return c.json(await conflictsOn(c.var.db, date), 200);
 };

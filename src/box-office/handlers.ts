@@ -1,9 +1,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { museumNowIn } from "../platform/dates";
 import { currencyOf } from "../tickets/currency";
-import { settingsOf } from "../settings";
+import { museumNowOf } from "../settings";
 import { type CancellationContext, cancelOrderAtBoxOffice, cancelTicketAtBoxOffice } from "./cancellation";
 import { cancellationsAfter } from "./feed";
 import type * as routes from "./routes";
@@ -13,10 +12,9 @@ function cancellationContextOf(
   c: Context<AppEnv>,
   request: { reason: string | undefined; idempotencyKey: string | undefined },
 ): CancellationContext {
-  const settings = settingsOf(c.env);
   return {
     principal: c.var.principal,
-    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
+    museumNow: museumNowOf(c.env),
     reason: request.reason,
     currency: currencyOf(c.env),
     idempotencyKey: request.idempotencyKey,

@@ -40,7 +40,7 @@ export function dayOfWeek(date: IsoDate): number {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Today's date in an IANA time zone (the museum's, not the server's UTC). */
-export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
+function todayIn(timeZone: string, now: Date): IsoDate {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     // en-CA formats dates as YYYY-MM-DD.
@@ -58,7 +58,7 @@ export function todayIn(timeZone: string, now: Date = new Date()): IsoDate {
 const timeFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The time of day (`HH:mm`, 24-hour) in an IANA time zone. */
-function timeIn(timeZone: string, now: Date = new Date()): string {
+function timeIn(timeZone: string, now: Date): string {
   let formatter = timeFormatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });

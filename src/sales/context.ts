@@ -6,8 +6,7 @@
 // database's (ticket categories, events).
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { museumNowIn } from "../platform/dates";
-import { settingsOf } from "../settings";
+import { museumNowOf } from "../settings";
 import { codeKeysOf, codeSignerAt, signingKeysOf } from "../ticket-image";
 import { currencyOf } from "../tickets/currency";
 import type { SaleContext } from "./sell";
@@ -16,10 +15,9 @@ import type { SaleContext } from "./sell";
 export function saleContextOf(c: Context<AppEnv>, idempotency: SaleContext["idempotency"]): SaleContext & { currency: string } {
   signingKeysOf(c.env);
   codeSignerAt(codeKeysOf(c.env), new Date());
-  const settings = settingsOf(c.env);
   return {
     soldBy: c.var.principal.name,
-    museumNow: museumNowIn(settings.MUSEUM_TIMEZONE),
+    museumNow: museumNowOf(c.env),
     currency: currencyOf(c.env),
     idempotency,
     primaryDb: c.var.primaryDb,

@@ -2,10 +2,9 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { eventName } from "../events/statements";
 import type { AppRouteHandler } from "../http/types";
-import { museumNowIn } from "../platform/dates";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";
-import { settingsOf } from "../settings";
+import { museumNowOf, settingsOf } from "../settings";
 import { codeKeysOf, codeSignerAt, prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";
@@ -56,13 +55,13 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
 };
 
 export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = async (c) => {
-  const museumNow = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  const museumNow = museumNowOf(c.env);
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityOn(c.var.db, c.req.valid("query").date ?? museumNow.today, museumNow), 200);
 };
 
 export const getAvailabilityCalendar: AppRouteHandler<typeof routes.getAvailabilityCalendar> = async (c) => {
-  const museumNow = museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE);
+  const museumNow = museumNowOf(c.env);
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityCalendar(c.var.db, c.req.valid("query"), museumNow), 200);
 };
@@ -134,7 +133,7 @@ export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
 function holdContextOf(c: Context<AppEnv>): HoldContext {
   return {
     principal: c.var.principal,
-    museumNow: museumNowIn(settingsOf(c.env).MUSEUM_TIMEZONE),
+    museumNow: museumNowOf(c.env),
     currency: currencyOf(c.env),
   };
 }

@@ -19,7 +19,6 @@ import {
   alignOrderHold,
   insertTicket,
   orderHoldEnd,
-  selectOrderHoldEnd,
   type TicketColumns,
   ticketExists,
   ticketsWritten,
@@ -176,8 +175,8 @@ async function writeSale<Answer>(
       ),
     );
   });
-  // One end for the order: the first of its lines to stop being sold.
-  if (held) batch.add(alignOrderHold(db, held.orderId));
+  // One end for the order: the first of its lines to stop being sold (one line's is its own).
+  if (held && lines.length > 1) batch.add(alignOrderHold(db, held.orderId));
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
   // All or nothing: a line its insert refused undoes the whole sale.
   batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
@@ -196,13 +195,14 @@ async function writeSale<Answer>(
     const body = held ? sql`json_set(${stored}, '$.expiresAt', ${orderHoldEnd(held.orderId)})` : stored;
     addKeyCompletion(batch, claim, { resourceId: sale.orderId ?? ticketIds[0]!, body, written: ticketExists(ticketIds[0]!) });
   }
-  const holdEnd = held && batch.add(selectOrderHoldEnd(db, held.orderId));
   await batch.run();
+  const rows = written.map((step) => step.value!);
   const sold: Sale = {
     ...sale,
-    ...(holdEnd ? { expiresAt: holdEnd.value! } : {}),
+    // What alignOrderHold made every line's end: the first of the ends written (RFC 3339 UTC, in order as text).
+    ...(held ? { expiresAt: rows.map((row) => row.hold_until!).reduce((first, end) => (end < first ? end : first)) } : {}),
     tickets: sale.tickets.map((ticket, i) => {
-      const row = written[i]!.value!;
+      const row = rows[i]!;
       return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };
     }),
   };

@@ -60,8 +60,11 @@ export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sq
               - ${expiredHolds(date, sql`${scope}`, ref)})`;
 }
 
-/** What a sale's insert decided of its ticket: the price recorded and the category (the default's, when the line named none). */
-export type WrittenTicket = { price_cents: number; category: string; category_name: string };
+/**
+ * What a sale's insert decided of its ticket: the price recorded, the
+ * category (the default's, when the line named none) and, held, its hold's end.
+ */
+export type WrittenTicket = { price_cents: number; category: string; category_name: string; hold_until: string | null };
 
 /**
  * Writes a ticket only while `sale.requires` (an SQL condition on the row of
@@ -81,7 +84,7 @@ export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requi
                ${ticket.holdUntil ?? null}
           FROM ${sale.from}
          WHERE ${sale.requires}
-        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name`,
+        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name, hold_until`,
     read.first<WrittenTicket>(),
   );
 }
@@ -655,10 +658,6 @@ export function alignOrderHold(db: Db, orderId: string): Step<void> {
     sql`UPDATE tickets SET hold_until = ${orderHoldEnd(orderId)} WHERE order_id = ${orderId} AND hold_until IS NOT NULL`,
     read.nothing,
   );
-}
-
-export function selectOrderHoldEnd(db: Db, orderId: string): Step<string | null> {
-  return step(db, sql`SELECT ${orderHoldEnd(orderId)} AS hold_until`, (result) => read.first<{ hold_until: string | null }>()(result)?.hold_until ?? null);
 }
 
 /** True while the order `orderId` is held by a live hold (the database's clock). */

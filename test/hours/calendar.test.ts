@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hoursOn, openDays, type Calendar } from "../../src/hours/calendar";
-import { todayIn } from "../../src/platform/dates";
+import { museumNowIn } from "../../src/platform/dates";
 
 const nineToSix = { timeOpen: "09:00", timeClose: "18:00" };
 const calendar: Calendar = {
@@ -36,11 +36,18 @@ describe("openDays", () => {
   });
 });
 
-describe("todayIn", () => {
-  it("is the museum's date, not the server's UTC date", () => {
+describe("museumNowIn", () => {
+  it("is the museum's date and time, not the server's UTC date", () => {
     // 03:00 UTC on 2 Dec is still 1 Dec in New York ...
-    expect(todayIn("America/New_York", new Date("2026-12-02T03:00:00Z"))).toBe("2026-12-01");
+    expect(museumNowIn("America/New_York", new Date("2026-12-02T03:00:00Z"))).toEqual({ today: "2026-12-01", time: "22:00" });
     // ... and already 3 Dec in Auckland at 13:00 UTC on 2 Dec.
-    expect(todayIn("Pacific/Auckland", new Date("2026-12-02T13:00:00Z"))).toBe("2026-12-03");
+    expect(museumNowIn("Pacific/Auckland", new Date("2026-12-02T13:00:00Z"))).toEqual({ today: "2026-12-03", time: "02:00" });
+  });
+
+  it("formats once a minute per zone: the same minute in another zone is formatted anew", () => {
+    const at = new Date("2026-12-02T03:00:30Z");
+    expect(museumNowIn("America/New_York", at).today).toBe("2026-12-01");
+    expect(museumNowIn("Europe/Madrid", at).today).toBe("2026-12-02");
+    expect(museumNowIn("America/New_York", new Date("2026-12-02T05:00:00Z")).time).toBe("00:00");
   });
 });

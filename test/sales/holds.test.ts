@@ -151,6 +151,15 @@ describe("a held order", () => {
     const extended = await extend(held.orderId, 60);
     expect(extended.status).toBe(200);
     expect(Date.parse(((await extended.json()) as OrderJson).expiresAt!) - now.getTime()).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    // An order's lines share one end, the first of theirs, whichever line comes first.
+    const later = await openDay();
+    const res = await order({ holdMinutes: 60, tickets: [line(later), line(date), line(later)] });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const mixed = (await res.json()) as OrderJson;
+    expect(Date.parse(mixed.expiresAt!) - now.getTime()).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    const read = await getOrder(mixed.orderId);
+    expect(read.expiresAt).toBe(mixed.expiresAt);
+    expect(read.tickets.map((t) => t.expiresAt)).toEqual([mixed.expiresAt, mixed.expiresAt, mixed.expiresAt]);
     await api(`/v1.1/museum-hours/exceptions/${date}?cancelTickets=true`, { method: "DELETE" });
   });
 });
