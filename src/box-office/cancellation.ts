@@ -23,7 +23,6 @@ import {
   cancellationMade,
   cancelledBy,
   lastCompanion,
-  orderHoldReleased,
   selectCancelledBy,
   selectLastCompanion,
   selectTicket,
@@ -192,7 +191,7 @@ async function cancelOrderOnce(
   const batch = new Batch(db);
   const seller = sellerScope(context.principal);
   // A held order is released: its held tickets (below) give their places back, refund 0.
-  const releasable = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}`;
+  const releasable = orderRecordedAs(orderId, "held", seller);
   batch.add(settleHeldOrder(db, orderId, "released", claim ? sql`${releasable} AND ${claimHeld(claim)}` : releasable));
   const { cancelled, held } = addBoxOfficeCancellation(batch, { orderId }, context, claim);
   const { order, tickets } = addOrderReads(batch, orderId, seller);

@@ -21,6 +21,7 @@ export const EXPECTED_MIGRATIONS: readonly string[] = [
   "0015_web_shop_sales.sql",
   "0016_offline_scans.sql",
   "0018_holds.sql",
+  "0019_released_orders_recorded.sql",
 ];
 
 /** What to run, said in every answer about a schema that is behind. */

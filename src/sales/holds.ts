@@ -19,7 +19,6 @@ import {
   confirmHeldTickets,
   extendOrderHold,
   orderHoldLive,
-  orderHoldReleased,
   orderLacksEmail,
   orderLinesAhead,
   selectOrderTickets,
@@ -94,9 +93,9 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
  * `orderStatusOf` (orders.ts) would read it. Neither applies to an order
  * that is not there (404) or was released (409).
  */
-function heldOrderBefore({ order, released, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
+function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
   if (order === null) throw orderNotFound(orderId);
-  const state = order.status !== "held" ? order.status : released ? "released" : live ? "held" : "expired";
+  const state = order.status !== "held" ? order.status : live ? "held" : "expired";
   if (state === "released") throw orderReleased(orderId);
   return { order, state };
 }
@@ -115,7 +114,7 @@ async function confirmOnce(
   // Late (the hold ran out): every held ticket must be sellable again, in
   // the order of the lines, as a new sale of them would be.
   const fits = sql`NOT ${anyOrderTicketFails(orderId, ticketSellable(t, context.museumNow, orderLinesAhead(t)))}`;
-  const confirming = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}
+  const confirming = sql`${orderRecordedAs(orderId, "held", seller)}
     AND (${contact.email ?? null} IS NOT NULL OR NOT ${orderLacksEmail(orderId)})
     AND (${orderHoldLive(orderId)} OR ${fits})`;
   let confirmingNow = confirming;
@@ -196,7 +195,7 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
-  const allowed = sql`${orderRecordedAs(orderId, "held", seller)} AND NOT ${orderHoldReleased(orderId)}`;
+  const allowed = orderRecordedAs(orderId, "held", seller);
   const extended = batch.add(
     extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
   );

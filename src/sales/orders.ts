@@ -15,15 +15,12 @@ export function orderNotFound(orderId: string): ProblemError {
 }
 
 /**
- * An order's state now: as recorded, but a held order is released when a
- * change released its tickets (tickets/statements.ts `cancelTickets`), and
- * expired once its hold ran out (the database's clock, at the read).
+ * An order's state now: as recorded (a change that releases a held order
+ * records it, migrations/0019), but a held order is expired once its hold
+ * ran out (the database's clock, at the read).
  */
 function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
   if (order.status !== "held") return { status: order.status };
-  if (tickets.some((t) => t.hold_until !== null && t.cancelled_at !== null && t.cancel_source !== "hold-expired")) {
-    return { status: "released" };
-  }
   const expiresAt = tickets[0]?.hold_until ?? undefined;
   return { status: tickets.some(isHeld) ? "held" : "expired", ...(expiresAt === undefined ? {} : { expiresAt }) };
 }

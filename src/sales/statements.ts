@@ -3,7 +3,7 @@
 // refunds are the tickets feature's (tickets/statements.ts).
 import sql, { type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
-import { orderHoldLive, orderHoldReleased, orderLacksEmail } from "../tickets/statements";
+import { orderHoldLive, orderLacksEmail } from "../tickets/statements";
 
 /** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
 export type RecordedOrderStatus = "held" | "confirmed" | "released";
@@ -53,24 +53,24 @@ export function settleHeldOrder(db: Db, orderId: string, status: "confirmed" | "
  * What a hold's confirmation or extension decides by, read before it writes:
  * the order (null: none, or not `seller`'s) and its tickets' hold.
  */
-export type HoldStateRow = { order: OrderRow | null; released: boolean; live: boolean; lacksEmail: boolean };
+export type HoldStateRow = { order: OrderRow | null; live: boolean; lacksEmail: boolean };
 
 /**
  * The order `orderId` sold by `seller` (null: by anyone) and its held
  * tickets' state, by the same conditions a confirmation's write requires
- * (tickets/statements.ts): released by a change, its hold live, a ticket
- * without the buyer's e-mail. One row.
+ * (tickets/statements.ts): its hold live, a ticket without the buyer's
+ * e-mail. One row.
  */
 export function selectHoldState(db: Db, orderId: string, seller: string | null): Step<HoldStateRow> {
   return step(
     db,
     sql`SELECT o.order_id, o.reference, o.created_at, o.status,
-               ${orderHoldReleased(orderId)} AS released, ${orderHoldLive(orderId)} AS live, ${orderLacksEmail(orderId)} AS lacks_email
+               ${orderHoldLive(orderId)} AS live, ${orderLacksEmail(orderId)} AS lacks_email
           FROM (SELECT 1) LEFT JOIN orders o ON o.order_id = ${orderId} AND (${seller} IS NULL OR o.sold_by = ${seller})`,
     (result) => {
-      const row = read.first<OrderRow & { released: number; live: number; lacks_email: number }>()(result)!;
-      const { released, live, lacks_email, ...order } = row;
-      return { order: order.order_id === null ? null : order, released: released === 1, live: live === 1, lacksEmail: lacks_email === 1 };
+      const row = read.first<OrderRow & { live: number; lacks_email: number }>()(result)!;
+      const { live, lacks_email, ...order } = row;
+      return { order: order.order_id === null ? null : order, live: live === 1, lacksEmail: lacks_email === 1 };
     },
   );
 }

@@ -665,15 +665,6 @@ export function orderHoldLive(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND cancelled_at IS NULL AND hold_until > ${SQL_NOW})`;
 }
 
-/**
- * True when a change released the held order `orderId` (cancelled its held
- * tickets: a closure, a deleted event), as opposed to its hold running out.
- */
-export function orderHoldReleased(orderId: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND hold_until IS NOT NULL
-                        AND cancelled_at IS NOT NULL AND cancel_source <> ${"hold-expired" satisfies CancelSource})`;
-}
-
 /** True when the held order `orderId` has a ticket without the buyer's e-mail. */
 export function orderLacksEmail(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND buyer_email IS NULL)`;

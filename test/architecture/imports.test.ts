@@ -27,8 +27,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   "platform": [],
   "accounts": ["env.ts", "settings.ts", "platform"],
   "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
-  // The Worker's settings, parsed once: any unit may read them.
-  "settings.ts": [],
+  // The Worker's settings, parsed once: any unit may read them (the museum's clock in its time zone too).
+  "settings.ts": ["platform/dates.ts"],
   "http": ["env.ts", "platform"],
   "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.

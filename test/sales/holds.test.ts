@@ -61,6 +61,11 @@ async function expire(orderId: string) {
     .run();
 }
 
+/** What the orders table records of an order's state. */
+async function recordedStatus(orderId: string): Promise<string | null> {
+  return env.DB.prepare("SELECT status FROM orders WHERE order_id = ?1").bind(orderId).first<string>("status");
+}
+
 describe("a held order", () => {
   it("keeps its places until expiresAt, without the buyer's contact, and answers held", async () => {
     const date = await openDay({ capacity: 5 });
@@ -249,6 +254,7 @@ describe("release", () => {
     expect(closed.status).toBeLessThan(300);
     const status = await getOrder(held.orderId);
     expect(status.status).toBe("released");
+    expect(await recordedStatus(held.orderId)).toBe("released");
     expect(status.tickets.map((t) => [t.status, t.cancellation?.source, t.cancellation?.refund.amount])).toEqual([
       ["cancelled", "closure", 0],
       ["cancelled", "closure", 0],
@@ -394,7 +400,32 @@ describe("an event's held tickets", () => {
     expect((await api(`/v1.1/special-events/${eventId}`, { method: "DELETE" })).status).toBeLessThan(300);
     const status = await getOrder(held.orderId);
     expect(status.status).toBe("released");
+    expect(await recordedStatus(held.orderId)).toBe("released");
     expect(status.tickets.map((t) => t.cancellation?.source)).toEqual(["event-deleted", "event-deleted"]);
     expect(await taken(other)).toMatchObject({ taken: 0 });
+  });
+});
+
+describe("orders released before their release was recorded (migrations/0019)", () => {
+  it("are recorded released by the migration's backfill; held, expired and confirmed orders are left as they are", async () => {
+    const date = await openDay();
+    const stale = await hold(date);
+    const live = await hold(date);
+    const ranOut = await hold(date);
+    await expire(ranOut.orderId);
+    const sold = await hold(date);
+    expect((await confirm(sold.orderId, { email: "b@example.com" })).status).toBe(200);
+    // As a change recorded it before the trigger: the held ticket cancelled, the order still "held".
+    await env.DB.batch([
+      env.DB.prepare("DROP TRIGGER held_order_released"),
+      env.DB.prepare("UPDATE tickets SET cancelled_at = '2026-01-01T00:00:00.000Z', cancel_source = 'closure', refund_cents = 0 WHERE order_id = ?1").bind(stale.orderId),
+    ]);
+    expect(await recordedStatus(stale.orderId)).toBe("held");
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0019_"))!;
+    await env.DB.batch(migration.queries.map((query) => env.DB.prepare(query)));
+    expect(await recordedStatus(stale.orderId)).toBe("released");
+    expect((await getOrder(stale.orderId)).status).toBe("released");
+    expect([await recordedStatus(live.orderId), await recordedStatus(ranOut.orderId), await recordedStatus(sold.orderId)]).toEqual(["held", "held", "confirmed"]);
+    expect((await getOrder(ranOut.orderId)).status).toBe("expired");
   });
 });
