@@ -193,6 +193,14 @@ export const SCENARIOS = [
   pairSide("availability-calendar", `\`GET /availability/calendar\`, ${CALENDAR_DAYS} days`, "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability/calendar?startDate=${ctx.today}&endDate=${addDays(ctx.today, CALENDAR_DAYS - 1)}`)], { expect: [200] }),
   pairSide("order-direct", "`POST /orders`, one general ticket sold at once", "hold-pair", (cfg) => cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-direct", false)]),
   pairSide("order-hold-confirm", "`POST /orders` with `holdMinutes`, then `POST /orders/{id}/confirmation` (one purchase: both requests)", "hold-pair", (cfg) => 2 * cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-hold", true), confirmation(ctx, "order-hold")], { sequence: 2, expect: [200, 201] }),
+  // The hold pair's parts, for reference (no budget): a hold alone, and the floor a confirmation cannot go below, an authenticated read of one order.
+  pairSide("order-hold", "`POST /orders` with `holdMinutes` alone", "hold-pair", (cfg) => cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-hold-alone", true)]),
+  pairSide("order-read", "`GET /orders/{id}`, an order of one ticket", "hold-pair", (cfg) => cfg.holdPairSales, (ctx) => [get(ctx, `/orders/${ctx.readOrderId}`)], {
+    expect: [200],
+    async prepare(env) {
+      env.ctx.readOrderId ??= (await expectJson(await call(env.base, env.ctx.auth, "POST", "/orders", { email: `bench-${env.ctx.runId}-read@example.com`, tickets: [{ ticketType: "general", ticketDate: env.ctx.saleDate }] }), 201, "an order to read")).orderId;
+    },
+  }),
   timed("static-100k", "`GET /` (static), server with 100,000 events", "static", 200, () => [{ method: "GET", path: "/" }], { db: "large" }),
   timed("events-year-100k", "`GET /special-events`, a year, 100,000 events stored", "json", 200, (ctx) => [get(ctx, `/special-events?${yearQuery(ctx)}`)], { db: "large" }),
 ];
@@ -210,6 +218,8 @@ export const PAIRS = [
   { pass: "orders", baseline: "order-single", subject: "order-four", budget: 2, budgetOn: [], measures: ["cpu"], where: " (the pre-render on)", method: ALTERNATING },
   { pass: "ordersNoPrerender", baseline: "order-single", subject: "order-four", budget: 2, measures: ["cpu"], where: " (the pre-render off)", method: ALTERNATING },
   { pass: "holds", baseline: "order-direct", subject: "order-hold-confirm", budget: 1.5, budgetOn: ["cpu"], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. The subject's figures are per purchase: its hold and its confirmation together.` },
+  { pass: "holds", baseline: "order-direct", subject: "order-hold", budgetOn: [], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. For reference (no budget): the hold pair's first request alone.` },
+  { pass: "holds", baseline: "order-direct", subject: "order-read", budgetOn: [], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. For reference (no budget): a request a confirmation cannot cost less than, Basic auth and one D1 round trip reading the order it answers with.` },
   // Budgeted on the Worker's CPU; p50, shown beside it, also holds local D1 reading every day of the month.
   { pass: "calendar", baseline: "availability-day", subject: "availability-calendar", budget: 3, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: ALTERNATING },
 ];
