@@ -210,11 +210,15 @@ function serverFor(pass, setup, side) {
 /** What a side's scenarios need of its database and server. */
 async function contextFor(pass, setup, side, server) {
   const db = side.dbs[pass.db];
+  const timeZone = await museumTimeZone();
   const ctx = {
     days: capacityDays(setup.today, pass.rounds ?? 1),
     auth: basicAuthorization(db.account.name, db.account.secret),
     gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
-    today: setup.today,
+    // Read at each use: a run may cross midnight in the museum's time zone.
+    get today() {
+      return todayIn(timeZone);
+    },
     saleDate: nextOpenDay(addDays(setup.today, 1)),
     eventIds: db.eventIds,
     runId: randomBytes(4).toString("hex"),

@@ -190,7 +190,7 @@ export const SCENARIOS = [
   pairSide("order-single", "`POST /tickets`, one general ticket", "order-pair", (cfg) => cfg.orderPairSales, (ctx) => [sale(ctx, "order-single")]),
   pairSide("order-four", `\`POST /orders\`, ${ORDER_LINES} general tickets for one day`, "order-pair", (cfg) => cfg.orderPairSales, (ctx) => [order(ctx, "order-four")]),
   pairSide("availability-day", "`GET /availability`, one day", "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability?date=${ctx.saleDate}`)], { expect: [200] }),
-  pairSide("availability-calendar", `\`GET /availability/calendar\`, ${CALENDAR_DAYS} days`, "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability/calendar?startDate=${ctx.today}&endDate=${addDays(ctx.today, CALENDAR_DAYS - 1)}`)], { expect: [200] }),
+  pairSide("availability-calendar", `\`GET /availability/calendar\`, ${CALENDAR_DAYS} days`, "calendar-pair", (cfg) => cfg.calendarReads, (ctx) => [get(ctx, `/availability/calendar?startDate=${ctx.saleDate}&endDate=${addDays(ctx.saleDate, CALENDAR_DAYS - 1)}`)], { expect: [200] }),
   pairSide("order-direct", "`POST /orders`, one general ticket sold at once", "hold-pair", (cfg) => cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-direct", false)]),
   pairSide("order-hold-confirm", "`POST /orders` with `holdMinutes`, then `POST /orders/{id}/confirmation` (one purchase: both requests)", "hold-pair", (cfg) => 2 * cfg.holdPairSales, (ctx) => [oneTicketOrder(ctx, "order-hold", true), confirmation(ctx, "order-hold")], { sequence: 2, expect: [200, 201] }),
   // The hold pair's parts, for reference (no budget): a hold alone, and the floor a confirmation cannot go below, an authenticated read of one order.
