@@ -176,7 +176,7 @@ async function writeSale<Answer>(
     );
   });
   // One end for the order: the first of its lines to stop being sold (one line's is its own).
-  if (held && lines.length > 1) batch.add(alignOrderHold(db, held.orderId));
+  const aligned = held && lines.length > 1 ? batch.add(alignOrderHold(db, held.orderId)) : null;
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
   // All or nothing: a line its insert refused undoes the whole sale.
   batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
@@ -199,8 +199,7 @@ async function writeSale<Answer>(
   const rows = written.map((step) => step.value!);
   const sold: Sale = {
     ...sale,
-    // What alignOrderHold made every line's end: the first of the ends written (RFC 3339 UTC, in order as text).
-    ...(held ? { expiresAt: rows.map((row) => row.hold_until!).reduce((first, end) => (end < first ? end : first)) } : {}),
+    ...(held ? { expiresAt: aligned ? aligned.value! : rows[0]!.hold_until! } : {}),
     tickets: sale.tickets.map((ticket, i) => {
       const row = rows[i]!;
       return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };

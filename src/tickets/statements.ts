@@ -651,12 +651,16 @@ export function orderHoldEnd(orderId: string): Sql {
   return sql`(SELECT min(hold_until) FROM tickets WHERE order_id = ${orderId})`;
 }
 
-/** Ends every held ticket of the order `orderId` with the first of them to end: the order's hold has one end. */
-export function alignOrderHold(db: Db, orderId: string): Step<void> {
+/**
+ * Ends every held ticket of the order `orderId` with the first of them to
+ * end: the order's hold has one end. Reads that end (null: nothing held).
+ */
+export function alignOrderHold(db: Db, orderId: string): Step<string | null> {
   return step(
     db,
-    sql`UPDATE tickets SET hold_until = ${orderHoldEnd(orderId)} WHERE order_id = ${orderId} AND hold_until IS NOT NULL`,
-    read.nothing,
+    sql`UPDATE tickets SET hold_until = ${orderHoldEnd(orderId)} WHERE order_id = ${orderId} AND hold_until IS NOT NULL
+        RETURNING hold_until`,
+    (result) => read.first<{ hold_until: string }>()(result)?.hold_until ?? null,
   );
 }
 
