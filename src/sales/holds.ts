@@ -25,7 +25,7 @@ import {
   type TicketRow,
 } from "../tickets/statements";
 import { ticketSellable } from "./conditions";
-import { addOrderReads, orderNotFound, orderStatusOf } from "./orders";
+import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import type { OrderConfirmation, OrderStatus } from "./schemas";
 import { holdEndOf, secondsIntoDay } from "./sell";
@@ -89,13 +89,12 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
 }
 
 /**
- * The order and its state before a confirmation or an extension, as
- * `orderStatusOf` (orders.ts) would read it. Neither applies to an order
- * that is not there (404) or was released (409).
+ * The order and its state before a confirmation or an extension. Neither
+ * applies to an order that is not there (404) or was released (409).
  */
 function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
   if (order === null) throw orderNotFound(orderId);
-  const state = order.status !== "held" ? order.status : live ? "held" : "expired";
+  const state = orderStateFrom(order.status, live);
   if (state === "released") throw orderReleased(orderId);
   return { order, state };
 }

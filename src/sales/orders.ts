@@ -8,7 +8,7 @@ import { type TicketRow, selectOrderTickets } from "../tickets/statements";
 import { isHeld, ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { OrderStatus } from "./schemas";
-import { ordersWithReference, type OrderRow, selectOrder, selectOrdersByReference } from "./statements";
+import { ordersWithReference, type OrderRow, type RecordedOrderStatus, selectOrder, selectOrdersByReference } from "./statements";
 
 export function orderNotFound(orderId: string): ProblemError {
   return new ProblemError(404, { detail: `No order with id ${orderId}.` });
@@ -17,12 +17,16 @@ export function orderNotFound(orderId: string): ProblemError {
 /**
  * An order's state now: as recorded (a change that releases a held order
  * records it, migrations/0019), but a held order is expired once its hold
- * ran out (the database's clock, at the read).
+ * ran out (`holdLive`: by the database's clock, at the read).
  */
+export function orderStateFrom(recorded: RecordedOrderStatus, holdLive: boolean): OrderStatus["status"] {
+  return recorded !== "held" ? recorded : holdLive ? "held" : "expired";
+}
+
 function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
-  if (order.status !== "held") return { status: order.status };
-  const expiresAt = tickets[0]?.hold_until ?? undefined;
-  return { status: tickets.some(isHeld) ? "held" : "expired", ...(expiresAt === undefined ? {} : { expiresAt }) };
+  const status = orderStateFrom(order.status, tickets.some(isHeld));
+  const expiresAt = order.status === "held" ? tickets[0]?.hold_until : null;
+  return { status, ...(expiresAt == null ? {} : { expiresAt }) };
 }
 
 export function orderStatusOf(order: OrderRow, tickets: TicketRow[], currency: string): OrderStatus {
