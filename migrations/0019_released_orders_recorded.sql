@@ -2,7 +2,7 @@
 -- deleted event or the box office: any source but the hold running out) is
 -- recorded `released` by the statement that cancels them, so the table never
 -- reads `held` for an order nothing can sell any more. Written so that it can
--- run again: the backfill records orders released before this trigger.
+-- run again.
 CREATE TRIGGER IF NOT EXISTS held_order_released
 AFTER UPDATE OF cancelled_at ON tickets
 WHEN NEW.order_id IS NOT NULL AND NEW.hold_until IS NOT NULL AND NEW.cancelled_at IS NOT NULL
@@ -11,8 +11,8 @@ BEGIN
   UPDATE orders SET status = 'released' WHERE order_id = NEW.order_id AND status = 'held';
 END;
 
-UPDATE orders SET status = 'released'
- WHERE status = 'held'
-   AND EXISTS (SELECT 1 FROM tickets t
-                WHERE t.order_id = orders.order_id AND t.hold_until IS NOT NULL
-                  AND t.cancelled_at IS NOT NULL AND t.cancel_source <> 'hold-expired');
+-- Orders released before the trigger: their tickets' cancelled_at is set to
+-- itself, so the trigger's condition (the rule, written once) records them.
+-- The other triggers on cancelled_at fire only when it changes to or from NULL.
+UPDATE tickets SET cancelled_at = cancelled_at
+ WHERE order_id IN (SELECT order_id FROM orders WHERE status = 'held');
