@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { useClock } from "../support/clock";
 import { ACCOUNTS, api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
+import { codeFor } from "../support/ticket-codes";
 import { buy, cancel, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 import { codeOf, type Conflict, HOUR, MINUTE, resultsOf, scanOf, upload } from "./offline-helpers";
 
@@ -71,7 +72,7 @@ describe("POST /admissions/offline: judging", () => {
       { scanId: crypto.randomUUID(), code: await codeOf(tomorrow), scannedAt: at("12:00") }, // not that day
       { scanId: crypto.randomUUID(), code: await codeOf(eventTicket), scannedAt: at("21:30") }, // an event ticket: all day
       { scanId: crypto.randomUUID(), code: "not a code", scannedAt: at("12:00") },
-      { scanId: crypto.randomUUID(), code: await codeOf({ ...timed, ticketId: crypto.randomUUID() }), scannedAt: at("12:00") },
+      { scanId: crypto.randomUUID(), code: await codeFor({ ...timed, ticketId: crypto.randomUUID(), category: "adult" }), scannedAt: at("12:00") },
     ];
     const results = await resultsOf(await upload(scans));
     expect(results.map((r) => r.outcome)).toEqual([

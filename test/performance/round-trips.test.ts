@@ -12,11 +12,11 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { decodeQrPng } from "../support/qr-decode";
 import { api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
+import { ticketCodeOf } from "../support/ticket-codes";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
 import { subscribe, subscriberUrl } from "../webhooks/helpers";
 import { setTestVars } from "../support/worker";
@@ -36,7 +36,7 @@ type Fixture = {
   etag: string;
   /** A ticket whose image was never rendered, one per request that renders. */
   unrendered: string[];
-  /** The HMAC code of a ticket for today (printed before Ed25519 codes), never admitted, one per admission. */
+  /** The code (Ed25519) of a ticket for today, never admitted, one per admission. */
   admittable: string[];
   /** The code a ticket for today, never admitted, prints on its image (Ed25519). */
   printedCode: string;
@@ -258,9 +258,9 @@ describe("D1 round trips per request, login remembered", () => {
     expect((await post("/v1.1/tickets", GENERAL, { "Idempotency-Key": "budget-replay" })).status).toBe(201);
     // A ticket for today (an event's, so the museum's opening hours do not matter) and its code.
     const today = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
-    const code = await signTicketToken(today, signingKeysFromEnv(env));
+    const code = await ticketCodeOf(today.ticketId);
     const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
-    fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
+    fixture.admittable = [await ticketCodeOf(another.ticketId), code];
     fixture.printedCode = await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY })).ticketId);
     fixture.cancellable = [(await sold(GENERAL)).ticketId];
     const scannedAt = new Date(Date.parse(NOW) - 60_000).toISOString();
