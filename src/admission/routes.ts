@@ -32,7 +32,7 @@ export const admitTicket = createRoute({
   operationId: "admitTicket",
   summary: "Admit a ticket at the gate",
   description:
-    "Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
+    "Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or, for a ticket sold before those came in, the code printed then (HMAC, `MT1.…`; a ticket sold since is admitted by its Ed25519 code alone). The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,

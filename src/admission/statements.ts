@@ -69,6 +69,8 @@ export type OfflineScanInput = {
   codeSha256: string;
   /** The ticket a genuine code names (null: the code is not genuine). */
   ticketId: string | null;
+  /** The code is of the earlier kind (HMAC, `MT1.…`). */
+  legacyCode: boolean;
   deviceScannedAt: string;
   /** The corrected scan time and the museum's date, time and latest entry time then. */
   at: string;
@@ -91,6 +93,9 @@ export const SCAN_MOMENT: ScanMoment = {
   time: scanField("time"),
   latestEntryTime: scanField("latestEntryTime"),
 };
+
+/** Whether the scan `s`'s code is of the earlier kind, for the rules of admission (tickets' `admissionJudgement`). */
+export const SCAN_LEGACY_CODE: Sql = scanField("legacyCode");
 
 /** The upload's scans as the rows `s` of json_each, in scan order. */
 const scansOf = (scans: OfflineScanInput[]) => sql`json_each(${JSON.stringify(scans)}) s`;
