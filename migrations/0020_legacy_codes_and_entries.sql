@@ -17,3 +17,8 @@ ALTER TABLE tickets ADD COLUMN sold_with_legacy_code INTEGER NOT NULL DEFAULT 0 
 UPDATE tickets SET sold_with_legacy_code = 1
  WHERE hold_until IS NULL
    AND julianday(created_at) < (SELECT julianday(applied_at) FROM d1_migrations WHERE name = '0016_offline_scans.sql');
+
+-- An upload's scan of a ticket whose entry an earlier upload recorded, then
+-- cancelled (`cancelled-after-entry`), is `already-admitted`: the few such
+-- scans, by ticket, so an upload finds them without reading the table.
+CREATE INDEX offline_entries_cancelled_after ON offline_scans (ticket_id) WHERE outcome = 'cancelled-after-entry';

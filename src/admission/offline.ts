@@ -92,7 +92,8 @@ function resultOf(record: OfflineScanRecord): OfflineResult {
  * Judges and records an upload, in one batch (one D1 round trip; a reused
  * scanId: one more, to name it): a guard refuses the whole upload when a
  * scanId comes back with another code; then every new scan with its
- * outcome at its own time (the first admittable scan of a ticket admits it),
+ * outcome at its own time (a ticket's first entry admits it, or is
+ * `cancelled-after-entry`; its later ones are `already-admitted`),
  * their admissions, the tickets they admit, and the upload's scans as
  * recorded (a scanId sent before answers its first result). D1 runs one
  * write at a time, so nothing comes between a judgement and its admission.
