@@ -105,6 +105,12 @@ describe("codes at the gate", () => {
       .bind(printedBefore!.ticketId, uploadedBefore!.ticketId, soldAfter!.ticketId, uploadedAfter!.ticketId, sinceMigration!.ticketId)
       .all<{ ticket_id: string }>();
     expect(admitted.results.map((row) => row.ticket_id)).toEqual([printedBefore!.ticketId, uploadedBefore!.ticketId, soldAfter!.ticketId].sort());
+
+    // An offline gate admits none of them: its verifier reads Ed25519 codes only.
+    const keys = (await (await api("/v1.1/gate/keys", { as: "gate" })).json()) as GateKeySet;
+    const config = (await (await api("/v1.1/gate/config", { as: "gate" })).json()) as GateConfig;
+    const offline = await checkTicketCode({ code: await legacyCodeOf(uploadedBefore!), keys, config, now: new Date() });
+    expect(offline.outcome).toBe("invalid-ticket-code");
   });
 
   it("refuses forged codes alike (alg none, HS256, unknown kid, a member more, altered, truncated) before any D1 read", async () => {
