@@ -20,6 +20,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
@@ -79,7 +80,9 @@ export function sessionScript(blocks, origin) {
       start ??= scriptLine;
       if (BASE_LINE.test(text)) lines.push(text.replace(BASE_LINE, `BASE=${origin}`));
       else {
-        if (SERVER_ADDRESS.test(text)) problems.push(`line ${block.line + i}: name the server as $BASE, set once at the top of the session (BASE=${DOCUMENTED_ORIGIN})`);
+        if (SERVER_ADDRESS.test(text) || text.startsWith("BASE=")) {
+          problems.push(`line ${block.line + i}: name the server as $BASE, set once at the top of the session as BASE=${DOCUMENTED_ORIGIN}`);
+        }
         lines.push(text);
       }
       if (text.endsWith("\\")) return;
@@ -163,4 +166,4 @@ async function main(argv) {
   log("every documented session ran as pasted");
 }
 
-await runMain(main, USAGE);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await runMain(main, USAGE);
