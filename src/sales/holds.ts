@@ -28,7 +28,7 @@ import { ticketSellable } from "./conditions";
 import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import type { OrderConfirmation, OrderStatus } from "./schemas";
-import { holdEndOf, secondsIntoDay } from "./sell";
+import { holdEndOf } from "./sell";
 import { type HoldStateRow, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
 
 /** Who confirms or extends a hold, and when. */
@@ -191,12 +191,11 @@ export async function confirmHeldOrder(
  */
 export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
   const seller = sellerScope(context.principal);
-  const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
   const allowed = orderRecordedAs(orderId, "held", seller);
   const extended = batch.add(
-    extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
+    extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow), allowed),
   );
   batch.add(alignOrderHold(db, orderId));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
