@@ -16,9 +16,14 @@ export function sqlAmount(cents: Sql): Sql {
   return sql`(CASE WHEN ${cents} % 100 = 0 THEN ${cents} / 100 ELSE ${cents} / 100.0 END)`;
 }
 
+/** The timestamp `at` (an SQL expression, `'now'` for the current time) moved by `seconds` (a whole number, bound; negative: earlier). */
+export function sqlShiftedSeconds(at: Sql, seconds: number): Sql {
+  return sql`strftime(${raw(ISO_TIMESTAMP)}, ${at}, ${`${seconds >= 0 ? "+" : ""}${seconds} seconds`})`;
+}
+
 /** The current time moved by `seconds` (a whole number, bound; negative: earlier). */
 export function sqlNowShiftedSeconds(seconds: number): Sql {
-  return sql`strftime(${raw(ISO_TIMESTAMP)}, 'now', ${`${seconds >= 0 ? "+" : ""}${seconds} seconds`})`;
+  return sqlShiftedSeconds(raw("'now'"), seconds);
 }
 
 /**

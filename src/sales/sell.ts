@@ -2,7 +2,7 @@
 // more lines checked, then written all or nothing in one batch whose inserts
 // require the sale's conditions (conditions.ts); a refusal is explained by
 // the same conditions (refusal.ts).
-import sql, { type Sql } from "sql-template-tag";
+import sql, { join, type Sql } from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
@@ -86,11 +86,13 @@ export type Sale = { orderId?: string; tickets: SoldTicket[]; expiresAt?: string
 
 /**
  * When a held line's hold ends (an SQL timestamp, the database's clock):
- * `holdMinutes` from now, but never after the moment the line stops being sold.
+ * `holdMinutes` from now, but never after the moment the line stops being
+ * sold, nor after `latest` (an SQL timestamp) when given.
  */
-export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow): Sql {
+export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow, latest?: Sql): Sql {
   const wanted = sqlNowShiftedSeconds(holdMinutes * 60);
-  return sql`min(${wanted}, coalesce(${salesEndInstant(ticket, now)}, ${wanted}))`;
+  const ends = [wanted, sql`coalesce(${salesEndInstant(ticket, now)}, ${wanted})`, ...(latest ? [latest] : [])];
+  return sql`min(${join(ends)})`;
 }
 
 /**
@@ -161,6 +163,7 @@ async function writeSale<Answer>(
           price: linePrice(lines[i]!),
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
+          // A new hold (60 minutes at most) stays within HOLD_LIMIT_MINUTES of its order by itself.
           ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow) } : {}),
         },
         { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },

@@ -16,6 +16,7 @@ const line = (ticketDate: string) => ({ ticketType: "general", ticketDate });
 type OrderJson = {
   orderId: string;
   status: string;
+  createdAt?: string;
   expiresAt?: string;
   lateConfirmation?: boolean;
   totalPrice: number;
@@ -189,6 +190,45 @@ describe("a held order", () => {
     const heldSlot = (await slot.json()) as OrderJson;
     expect(heldSlot.expiresAt).toBe(expected);
     expect(((await (await extend(heldSlot.orderId, 60)).json()) as OrderJson).expiresAt).toBe(expected);
+  });
+});
+
+describe("an extension", () => {
+  it("ends the hold at most 120 minutes after the order was made: asking for more gets less, and expiresAt says so", async () => {
+    const date = await openDay();
+    const held = await hold(date, 2, 15);
+    // The order was made 100 minutes ago, by the database's clock.
+    await env.DB.prepare("UPDATE orders SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-100 minutes') WHERE order_id = ?1")
+      .bind(held.orderId)
+      .run();
+    const createdAt = (await getOrder(held.orderId)).createdAt!;
+    const limit = new Date(Date.parse(createdAt) + 120 * 60_000).toISOString();
+
+    const res = await extend(held.orderId, 60);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const extended = (await res.json()) as OrderJson;
+    expect(extended).toMatchObject({ status: "held", expiresAt: limit });
+    expect(extended.tickets.map((t) => [t.status, t.expiresAt])).toEqual([["held", limit], ["held", limit]]);
+    expect((await getOrder(held.orderId)).expiresAt).toBe(limit);
+    // Again: the limit stays where it is.
+    expect(((await (await extend(held.orderId, 60)).json()) as OrderJson).expiresAt).toBe(limit);
+
+    // Asking for less than is left gets what it asked for.
+    const before = await databaseNow();
+    const shorter = (await (await extend(held.orderId, 10)).json()) as OrderJson;
+    const after = await databaseNow();
+    expect(Date.parse(shorter.expiresAt!)).toBeGreaterThanOrEqual(before + 10 * 60_000);
+    expect(Date.parse(shorter.expiresAt!)).toBeLessThanOrEqual(after + 10 * 60_000);
+  });
+
+  it("of an order made now is given every minute it asks for (a new hold is at most 60 minutes)", async () => {
+    const date = await openDay();
+    const held = await hold(date, 1, 60);
+    const before = await databaseNow();
+    const extended = (await (await extend(held.orderId, 60)).json()) as OrderJson;
+    const after = await databaseNow();
+    expect(Date.parse(extended.expiresAt!)).toBeGreaterThanOrEqual(before + 60 * 60_000);
+    expect(Date.parse(extended.expiresAt!)).toBeLessThanOrEqual(after + 60 * 60_000);
   });
 });
 

@@ -585,7 +585,7 @@ export interface paths {
         put?: never;
         /**
          * Extend a held order's hold
-         * @description Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold. The account that held it, admin or box-office (another sales account: 404).
+         * @description Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold nor more than 120 minutes after the order was made (asking for more gets less: `expiresAt` says how long). The account that held it, admin or box-office (another sales account: 404).
          */
         post: operations["extendHold"];
         delete?: never;
