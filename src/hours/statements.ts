@@ -205,12 +205,14 @@ export function salesEndOf(plan: Sql, entryTime: Sql): Sql {
 
 /**
  * True when a general ticket with `entryTime` (an SQL expression, NULL for
- * none) still has its place under `plan` (JSON, NULL: closed): the day is
- * open and, on a timed day, the ticket's entry time is one of its slot
- * starts. The one statement of "a change must not strand sold tickets"
- * (tickets' `strandedBy`).
+ * none) still has its place under `plan` (JSON, NULL: closed) and can be
+ * admitted on its day: the day is open, it closes after the ticket's entry
+ * time (the gate admits nobody from closing on, timed entry on or off) and,
+ * on a timed day, the entry time is one of its slot starts. The one
+ * statement of "a change must not strand sold tickets" (tickets' `strandedBy`).
  */
 export function keepsEntry(plan: Sql, entryTime: Sql): Sql {
-  return sql`(${plan} IS NOT NULL AND (${planField(plan, "entrySlotMinutes")} IS NULL
-    OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
+  return sql`(${plan} IS NOT NULL
+    AND (${entryTime} IS NULL OR ${entryTime} < ${planField(plan, "timeClose")})
+    AND (${planField(plan, "entrySlotMinutes")} IS NULL OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
 }
