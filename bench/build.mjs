@@ -1,7 +1,7 @@
 // Builds a checkout's Worker as a deploy would and as its package's own
 // consumer sees it: `wrangler deploy --dry-run --outdir` with the checkout's
 // wrangler.toml, run in the checkout (its /docs assets copied first, as its
-// npm pre-steps do). Nothing is imported from its src/: the bench measures
+// npm scripts do). Nothing is imported from its src/: the bench measures
 // the built files over HTTP.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";

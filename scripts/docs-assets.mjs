@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Copies Swagger UI's prebuilt browser bundle and stylesheet out of
 // node_modules/swagger-ui-dist into public/docs/, where Workers static assets
 // serve them for the /docs page (no CDN: the page works with no internet).

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Browser test of GET /docs (npm run test:browser): starts `wrangler dev` on a
 // free port, opens /docs in headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core), and checks that

@@ -7,15 +7,20 @@
 // dev` serves the API. A file's sessions run in order in one bash (so later
 // blocks use the variables of earlier ones), in a scratch directory inside
 // the repository, against a fresh local D1 with the migrations and the sample
-// data. Every curl must answer 2xx or 3xx, unless its command ends with a
+// data. A session names the server once, in the line `BASE=http://127.0.0.1:8787`
+// (the address npm run dev serves by default), which is pointed at this
+// runner's server; any other mention of that address in a session is a
+// problem. Every curl must answer 2xx or 3xx, unless its command ends with a
 // comment `# → NNN` naming the status it must answer instead. A block whose
-// info string is `<language> file=<name>` (e.g. a webhook receiver) is
-// written to <name> in that directory first. RECEIVER_PORT is a free
-// loopback port for a server a session starts. Other ```sh blocks (installs,
-// deploys, secrets) are never run.
+// info string is `<language> file=<path>` (a webhook receiver, a gate's
+// script) is saved where the reader is told to save it, at its place among
+// the sessions: the path may use the sessions' variables (`$GATE_APP/x.mjs`).
+// RECEIVER_PORT is a free loopback port for a server a session starts. Other
+// ```sh blocks (installs, deploys, secrets) are never run.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
@@ -25,26 +30,33 @@ import { ROOT, applyMigrations, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = "usage: npm run test:docs [-- <file.md>...]   (default: README.md and docs/*.md)";
 const DOCUMENTED_ORIGIN = "http://127.0.0.1:8787";
+/** The line of a session that names the server (a comment may follow). */
+const BASE_LINE = /^BASE=http:\/\/127\.0\.0\.1:8787(?=\s|$)/;
+/** npm run dev's default address, however written. */
+const SERVER_ADDRESS = /(?:127\.0\.0\.1|localhost):8787\b/;
+const FILE_END = "MUSEUM_DOCS_FILE_END";
 const EXPECTED = /#\s*→\s*(\d{3})\s*$/;
 const STATUS_LINE = /^DOCS-STATUS (\d+) (\d{3}) (\S+) (\S+)$/;
 
-/** The `sh session` blocks of a Markdown text, each with the line it starts on. */
-export function sessionBlocks(markdown) {
-  return [...markdown.matchAll(/^```sh session\n([\s\S]*?)^```$/gm)].map((m) => ({
-    text: m[1],
+/**
+ * The blocks of a Markdown text that a run uses, in their order: the `sh
+ * session` blocks and the file blocks (`name`: the path to save it at), each
+ * with the line it starts on.
+ */
+export function runBlocks(markdown) {
+  return [...markdown.matchAll(/^```(?:sh (session)|\w+ file=(\S+))\n([\s\S]*?)^```$/gm)].map((m) => ({
+    session: m[1] !== undefined,
+    name: m[2],
+    text: m[3],
     line: markdown.slice(0, m.index).split("\n").length + 1,
   }));
 }
 
-/** The blocks a file's sessions use as files: `{ name, text }`. */
-export function fileBlocks(markdown) {
-  return [...markdown.matchAll(/^```\w+ file=(\S+)\n([\s\S]*?)^```$/gm)].map((m) => ({ name: m[1], text: m[2] }));
-}
-
 /**
- * One bash script of a file's sessions, and the expected status of each
- * command (by its script line range). curl reports each request's status on
- * stderr, with the script line it was called from.
+ * One bash script of a file's blocks, the expected status of each command
+ * (by its script line range), and the problems found in the text itself.
+ * curl reports each request's status on stderr, with the script line it was
+ * called from; the sessions' `BASE=` line names `origin`.
  */
 export function sessionScript(blocks, origin) {
   const prelude = [
@@ -54,20 +66,32 @@ export function sessionScript(blocks, origin) {
   ];
   const lines = [...prelude];
   const expectations = [];
+  const problems = [];
   for (const block of blocks) {
-    const blockLines = block.text.replaceAll(DOCUMENTED_ORIGIN, origin).replace(/\n$/, "").split("\n");
+    const blockLines = block.text.replace(/\n$/, "").split("\n");
+    if (!block.session) {
+      if (block.name.includes('"') || blockLines.includes(FILE_END)) problems.push(`line ${block.line}: a file block this runner cannot save`);
+      lines.push(`cat > "${block.name}" <<'${FILE_END}'`, ...blockLines, FILE_END);
+      continue;
+    }
     let start = null;
     blockLines.forEach((text, i) => {
       const scriptLine = lines.length + 1;
       start ??= scriptLine;
-      lines.push(text);
+      if (BASE_LINE.test(text)) lines.push(text.replace(BASE_LINE, `BASE=${origin}`));
+      else {
+        if (SERVER_ADDRESS.test(text) || text.startsWith("BASE=")) {
+          problems.push(`line ${block.line + i}: name the server as $BASE, set once at the top of the session as BASE=${DOCUMENTED_ORIGIN}`);
+        }
+        lines.push(text);
+      }
       if (text.endsWith("\\")) return;
       const expected = EXPECTED.exec(text)?.[1];
       expectations.push({ from: start, to: scriptLine, expected: expected ? Number(expected) : null, docLine: block.line + i });
       start = null;
     });
   }
-  return { script: `${lines.join("\n")}\n`, expectations };
+  return { script: `${lines.join("\n")}\n`, expectations, problems };
 }
 
 /** Problems with the statuses a run reported (`stderr`), given the commands' expectations. */
@@ -92,9 +116,9 @@ export function statusProblems(stderr, expectations) {
 
 async function runFile(file) {
   const markdown = readFileSync(file, "utf8");
-  const blocks = sessionBlocks(markdown);
+  const blocks = runBlocks(markdown);
   const name = relative(ROOT, file);
-  if (blocks.length === 0) return [];
+  if (!blocks.some((block) => block.session)) return [];
   const state = tempDir("museum-docs-state-");
   const target = d1Target({ persistTo: state.path });
   applyMigrations(target, { quiet: true });
@@ -106,20 +130,19 @@ async function runFile(file) {
   const scratch = join(ROOT, ".wrangler", "docs-sessions", name.replaceAll("/", "_"));
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
-  for (const { name: fileName, text } of fileBlocks(markdown)) writeFileSync(join(scratch, fileName), text);
   try {
-    const { script, expectations } = sessionScript(blocks, server.origin);
+    const { script, expectations, problems: textProblems } = sessionScript(blocks, server.origin);
     writeFileSync(join(scratch, "session.sh"), script);
     const env = { ...process.env, RECEIVER_PORT: String(await freePort()) };
     const run = spawnSync("bash", ["session.sh"], { cwd: scratch, env, encoding: "utf8", timeout: 120_000 });
     // What the reader would have seen, for a look after a failure.
     writeFileSync(join(scratch, "session.out"), `${run.stdout ?? ""}${run.stderr ?? ""}`);
-    const problems = statusProblems(run.stderr ?? "", expectations);
+    const problems = [...textProblems, ...statusProblems(run.stderr ?? "", expectations)];
     if (run.status !== 0) {
       problems.push(`the session stopped (exit ${run.status ?? run.signal}):\n${(run.stderr ?? "").split("\n").filter((l) => !STATUS_LINE.test(l)).join("\n")}`);
     }
     const requests = (run.stderr ?? "").split("\n").filter((l) => STATUS_LINE.test(l)).length;
-    log(`${name}: ${blocks.length} session block(s), ${requests} requests${problems.length ? "" : ", all as expected"}`);
+    log(`${name}: ${blocks.filter((block) => block.session).length} session block(s), ${requests} requests${problems.length ? "" : ", all as expected"}`);
     return problems.map((p) => `${name} ${p}`);
   } finally {
     await server.stop();
@@ -143,4 +166,4 @@ async function main(argv) {
   log("every documented session ran as pasted");
 }
 
-await runMain(main, USAGE);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await runMain(main, USAGE);

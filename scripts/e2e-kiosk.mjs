@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run test:e2e:kiosk`: a ticket kiosk's calls through the project's own
 // typed client (museum-api-client) against `wrangler dev`:
 //  1. a throw-away local D1 state with one `sales` account, throw-away secrets;

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run test:e2e:webhooks`: publishNewEvent through `wrangler dev` with
 // its local Queue and a real HTTP receiver.
 //  1. A throw-away local D1 state and admin account; plain `wrangler dev` on a

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run lint:openapi`: lints the OpenAPI document the Worker actually
 // serves. Starts `wrangler dev` on a free port (throw-away local state),
 // fetches /v1.1/openapi.json into a temporary file, runs

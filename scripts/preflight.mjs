@@ -10,7 +10,7 @@
 // an operator fills in).
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { WRANGLER_CONFIG } from "../tools/lib/wrangler.mjs";
-import { checkEnvironments, newestCompatibilityDate, readEnvironments } from "./preflight-checks.mjs";
+import { checkEnvironments, newestCompatibilityDate, readEnvironments } from "../tools/lib/preflight-checks.mjs";
 
 const USAGE = `usage: npm run preflight [-- --config <wrangler.toml>] [--allow-placeholder-ids]
   --config                 the configuration to check (default: the repository's wrangler.toml)

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run test:reference`: keeps the project honest against Redocly's Museum
 // API reference (MIT), where it is at hand: ../shared/reference next to this
 // repository, or MUSEUM_REFERENCE_DIR. The reference files are never copied
@@ -8,7 +9,7 @@
 //     `npm test` compares the served document with. `--write` regenerates
 //     the fixture instead (after a reference update; review the diff).
 //  2. workflows: Redocly's Arazzo workflows run with `redocly respect`
-//     against `wrangler dev` (scripts/arazzo-workflows.mjs). `npm run
+//     against `wrangler dev` (tools/lib/arazzo-workflows.mjs). `npm run
 //     test:e2e` runs only this part.
 //
 // Without the reference it says what it needs and exits 0.
@@ -19,13 +20,17 @@ import { parse as parseYaml } from "yaml";
 import { log, parseCommandLine, runMain, UsageError } from "../tools/lib/cli.mjs";
 import { documentFacts } from "../tools/lib/openapi-facts.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
-import { runArazzoWorkflows } from "./arazzo-workflows.mjs";
+import { runArazzoWorkflows } from "../tools/lib/arazzo-workflows.mjs";
 
 const REFERENCE_DIR = process.env.MUSEUM_REFERENCE_DIR ?? join(ROOT, "..", "shared", "reference");
 const VERSIONS = ["1.1.1", "1.2.1"];
 const FIXTURE = join(ROOT, "test", "contract", "reference-operations.json");
 const NEEDED = [...VERSIONS.map((v) => `museum-openapi-${v}.yaml`), "museum-api.arazzo.yaml", "museum-tickets.arazzo.yaml"];
-const USAGE = `usage: npm run test:reference [-- --write | --facts-only | --workflows-only]`;
+const USAGE = `usage: npm run test:reference [-- --write | --facts-only | --workflows-only]
+       npm run test:e2e   (the Arazzo workflows only: test:reference --workflows-only)
+  --write           regenerate the fixture from the reference instead of comparing (review the diff)
+  --facts-only      only compare the fixture with the reference
+  --workflows-only  only run the Arazzo workflows against wrangler dev`;
 
 const FIXTURE_NOTE =
   "Facts of Redocly's Museum API descriptions (MIT), per version: operations and webhooks with their parameters, bodies and responses as types and required lists; no descriptions or examples. Written by `npm run test:reference -- --write`; `npm test` compares the served /v1.1/openapi.json with the 1.1.1 entry.";

@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { ROOT, runWrangler } from "../tools/lib/wrangler.mjs";
-import { REQUIRED_SECRETS } from "./preflight-checks.mjs";
+import { REQUIRED_SECRETS } from "../tools/lib/preflight-checks.mjs";
 
 const USAGE = "usage: npm run types [-- --check]";
 const TYPES_FILE = join(ROOT, "worker-configuration.d.ts");

@@ -48,7 +48,7 @@ export const replaceWeeklySchedule = createRoute({
   operationId: "replaceWeeklySchedule",
   summary: "Replace the weekly schedule",
   description:
-    "Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, or moves its hours or entry slots, under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.",
+    "Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, moves its hours or entry slots, or moves its closing to or before a ticket's entry time (timed entry on or off), under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
@@ -82,7 +82,7 @@ export const putHoursException = createRoute({
   operationId: "putHoursException",
   summary: "Set an hours exception",
   description:
-    "Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, or moving its hours or entry slots, under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.",
+    "Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, moving its hours or entry slots, or moving its closing to or before a ticket's entry time (timed entry on or off), under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,
@@ -105,7 +105,7 @@ export const deleteHoursException = createRoute({
   operationId: "deleteHoursException",
   summary: "Remove an hours exception",
   description:
-    "The date follows the weekly schedule again. When that closes the day or moves its entry slots under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.",
+    "The date follows the weekly schedule again. When that closes the day, moves its entry slots, or closes it at or before a ticket's entry time under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.",
   tags: adminTags,
   security: BASIC_AUTH,
   ...adminOnly,

@@ -171,7 +171,10 @@ export function planField(plan: Sql, field: keyof DayPlan): Sql {
   return sql`(${plan} ->> ${raw(`'${field}'`)})`;
 }
 
-const minutes = (time: Sql) => sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 + CAST(substr(${time}, 4, 2) AS INTEGER))`;
+/** How many minutes past midnight `time` (an SQL expression, `HH:mm`) is. */
+export function minutesPastMidnight(time: Sql): Sql {
+  return sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 + CAST(substr(${time}, 4, 2) AS INTEGER))`;
+}
 
 /**
  * True when `entryTime` (an SQL expression, `HH:mm`) is a slot start of
@@ -179,15 +182,15 @@ const minutes = (time: Sql) => sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 
  */
 export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
   const slot = planField(plan, "entrySlotMinutes");
-  const start = minutes(entryTime);
-  const open = minutes(planField(plan, "timeOpen"));
+  const start = minutesPastMidnight(entryTime);
+  const open = minutesPastMidnight(planField(plan, "timeOpen"));
   return sql`(${start} >= ${open} AND (${start} - ${open}) % ${slot} = 0
-    AND ${start} + ${slot} <= ${minutes(planField(plan, "timeClose"))})`;
+    AND ${start} + ${slot} <= ${minutesPastMidnight(planField(plan, "timeClose"))})`;
 }
 
 /** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
 export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
-  const end = sql`(${minutes(entryTime)} + ${planField(plan, "entrySlotMinutes")})`;
+  const end = sql`(${minutesPastMidnight(entryTime)} + ${planField(plan, "entrySlotMinutes")})`;
   return sql`printf('%02d:%02d', ${end} / 60, ${end} % 60)`;
 }
 
@@ -202,12 +205,14 @@ export function salesEndOf(plan: Sql, entryTime: Sql): Sql {
 
 /**
  * True when a general ticket with `entryTime` (an SQL expression, NULL for
- * none) still has its place under `plan` (JSON, NULL: closed): the day is
- * open and, on a timed day, the ticket's entry time is one of its slot
- * starts. The one statement of "a change must not strand sold tickets"
- * (tickets' `strandedBy`).
+ * none) still has its place under `plan` (JSON, NULL: closed) and can be
+ * admitted on its day: the day is open, it closes after the ticket's entry
+ * time (the gate admits nobody from closing on, timed entry on or off) and,
+ * on a timed day, the entry time is one of its slot starts. The one
+ * statement of "a change must not strand sold tickets" (tickets' `strandedBy`).
  */
 export function keepsEntry(plan: Sql, entryTime: Sql): Sql {
-  return sql`(${plan} IS NOT NULL AND (${planField(plan, "entrySlotMinutes")} IS NULL
-    OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
+  return sql`(${plan} IS NOT NULL
+    AND (${entryTime} IS NULL OR ${entryTime} < ${planField(plan, "timeClose")})
+    AND (${planField(plan, "entrySlotMinutes")} IS NULL OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
 }

@@ -108,7 +108,7 @@ const PROBLEM_DESCRIPTIONS = {
 /** The 409 of a schedule or limit change that sold tickets refuse. */
 export const changeConflictResponse = {
   description:
-    "Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`).",
+    "Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot, or closing at or before their entry time; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`).",
   content: {
     "application/problem+json": {
       schema: ProblemSchema.extend({

@@ -67,20 +67,28 @@ function timeIn(timeZone: string, now: Date): string {
   return formatter.format(now);
 }
 
-/** The museum's date and its time of day (`HH:mm`) at one moment, in its time zone. */
-export type MuseumNow = { today: IsoDate; time: string };
+/**
+ * The museum's date and its time of day (`HH:mm`) at one moment, in its time
+ * zone, and how many minutes its clock is then ahead of UTC (negative west of
+ * Greenwich): what turns a time of its day into an instant.
+ */
+export type MuseumNow = { today: IsoDate; time: string; utcOffsetMinutes: number };
 
 let lastMuseumNow: { timeZone: string; minute: number; now: MuseumNow } | undefined;
 
 /**
- * The museum's date and time at `now`. Both change only on a whole minute
- * (every zone's offset today is whole minutes), so the isolate formats them
- * once a minute, not on every sale.
+ * The museum's date, time and offset at `now`. They change only on a whole
+ * minute (every zone's offset today is whole minutes), so the isolate
+ * formats them once a minute, not on every sale.
  */
 export function museumNowIn(timeZone: string, now: Date = new Date()): MuseumNow {
   const minute = Math.floor(now.getTime() / 60_000);
   if (lastMuseumNow?.timeZone !== timeZone || lastMuseumNow.minute !== minute) {
-    lastMuseumNow = { timeZone, minute, now: { today: todayIn(timeZone, now), time: timeIn(timeZone, now) } };
+    const today = todayIn(timeZone, now);
+    const time = timeIn(timeZone, now);
+    // The museum's clock read as if it were UTC, less the minute it was read at.
+    const utcOffsetMinutes = (Date.parse(`${today}T${time}:00Z`) - minute * 60_000) / 60_000;
+    lastMuseumNow = { timeZone, minute, now: { today, time, utcOffsetMinutes } };
   }
   return { ...lastMuseumNow.now };
 }

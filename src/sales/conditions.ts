@@ -5,9 +5,10 @@
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
 import { activeEventOn } from "../events/statements";
-import { dayPlanOn, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
+import { dayPlanOn, isSlotStart, minutesPastMidnight, planField, salesEndOf, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
+import { sqlMuseumInstant } from "../platform/sql";
 import type { TicketLine } from "../tickets/schemas";
 import { placesTaken, type TicketColumns } from "../tickets/statements";
 
@@ -120,16 +121,15 @@ export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>):
 }
 
 /**
- * Seconds from now until a ticket (its columns) stops being sold, by the
- * museum's clock at `now` (`secondsIntoDay`: how far into its day it is):
- * its day's closing for a general ticket, its slot's end for a timed one,
- * midnight for an event ticket. NULL when its day is closed.
+ * The instant (a timestamp) at which a ticket (its columns) stops being
+ * sold: its day's closing for a general ticket, its slot's end for a timed
+ * one, the end of its day for an event ticket, by the museum's clock (its
+ * offset from UTC at `now`). NULL when its day is closed.
  */
-export function secondsLeftOnSale(ticket: TicketColumns, now: MuseumNow, secondsIntoDay: number): Sql {
+export function salesEndInstant(ticket: TicketColumns, now: MuseumNow): Sql {
   const end = salesEndOf(dayPlanOn(ticket.ticketDate), ticket.entryTime);
-  const endSeconds = sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN 86400
-                               ELSE CAST(substr(${end}, 1, 2) AS INTEGER) * 3600 + CAST(substr(${end}, 4, 2) AS INTEGER) * 60 END)`;
-  return sql`((julianday(${ticket.ticketDate}) - julianday(${now.today})) * 86400 + ${endSeconds} - ${secondsIntoDay})`;
+  const endMinutes = sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN ${24 * 60} ELSE ${minutesPastMidnight(end)} END)`;
+  return sqlMuseumInstant(ticket.ticketDate, endMinutes, now);
 }
 
 function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {

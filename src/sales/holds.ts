@@ -27,9 +27,9 @@ import {
 import { ticketSellable } from "./conditions";
 import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
-import type { OrderConfirmation, OrderStatus } from "./schemas";
-import { holdEndOf, secondsIntoDay } from "./sell";
-import { type HoldStateRow, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
+import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
+import { holdEndOf } from "./sell";
+import { type HoldStateRow, orderHoldLimit, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -187,16 +187,17 @@ export async function confirmHeldOrder(
 
 /**
  * Extends a live hold: it ends `holdMinutes` from the database's now, never
- * after the first of its tickets stops being sold. One round trip.
+ * after the first of its tickets stops being sold nor HOLD_LIMIT_MINUTES
+ * after its order was made. One round trip.
  */
 export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
   const seller = sellerScope(context.principal);
-  const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
   const allowed = orderRecordedAs(orderId, "held", seller);
+  const latest = orderHoldLimit(orderId, HOLD_LIMIT_MINUTES);
   const extended = batch.add(
-    extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, intoDay), allowed),
+    extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, latest), allowed),
   );
   batch.add(alignOrderHold(db, orderId));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));

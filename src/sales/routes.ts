@@ -4,6 +4,7 @@ import { allowRoles } from "../middleware/require-role";
 import { AvailabilityQuerySchema, AvailabilitySchema, CalendarQuerySchema, CalendarSchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
 import {
+  HOLD_LIMIT_MINUTES,
   HoldRequestSchema,
   OrderConfirmationRequestSchema,
   OrderConfirmationSchema,
@@ -209,7 +210,7 @@ export const extendHold = createRoute({
   operationId: "extendHold",
   summary: "Extend a held order's hold",
   description:
-    "Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold. The account that held it, admin or box-office (another sales account: 404).",
+    `Keeps a live hold's places longer while the buyer is still paying: \`expiresAt\` becomes now + \`holdMinutes\` (the database's clock), never later than the moment the first of its tickets stops being sold nor more than ${HOLD_LIMIT_MINUTES} minutes after the order was made (asking for more gets less: \`expiresAt\` says how long). The account that held it, admin or box-office (another sales account: 404).`,
   tags: orderTags,
   security: BASIC_AUTH,
   ...staff,

@@ -206,6 +206,12 @@ const ReferenceSchema = textField(64, {
 
 const HOLD_MINUTES_MESSAGE = "Must be a whole number of minutes from 1 to 60.";
 
+/**
+ * A hold never ends more than this many minutes after its order was made,
+ * however often it is extended: a leaked key cannot keep places off sale for ever.
+ */
+export const HOLD_LIMIT_MINUTES = 120;
+
 const HoldMinutesSchema = z
   .number({ error: HOLD_MINUTES_MESSAGE })
   .int({ error: HOLD_MINUTES_MESSAGE })

@@ -2,16 +2,15 @@
 // more lines checked, then written all or nothing in one batch whose inserts
 // require the sale's conditions (conditions.ts); a refusal is explained by
 // the same conditions (refusal.ts).
-import sql, { type Sql } from "sql-template-tag";
+import sql, { join, type Sql } from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
 import { validationProblem } from "../http/errors";
 import { Batch, type Db, GuardRaced } from "../platform/batch";
-import { minutesOf } from "../hours/calendar";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
-import { sqlNowPlusSeconds } from "../platform/sql";
+import { sqlNowShiftedSeconds } from "../platform/sql";
 import { insertOrder, isDuplicateReference } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
@@ -25,7 +24,7 @@ import {
   withRecordedPrices,
 } from "../tickets/statements";
 import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
-import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
+import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -86,18 +85,14 @@ type SoldTicket = {
 export type Sale = { orderId?: string; tickets: SoldTicket[]; expiresAt?: string };
 
 /**
- * When a held line's hold ends (an SQL timestamp): `holdMinutes` from the
- * database's now, but never after the moment the line stops being sold.
- * `secondsIntoDay`: how far into the museum's day `now` is.
+ * When a held line's hold ends (an SQL timestamp, the database's clock):
+ * `holdMinutes` from now, but never after the moment the line stops being
+ * sold, nor after `latest` (an SQL timestamp) when given.
  */
-export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow, secondsIntoDay: number): Sql {
-  const wanted = holdMinutes * 60;
-  return sqlNowPlusSeconds(sql`min(${wanted}, coalesce(${secondsLeftOnSale(ticket, now, secondsIntoDay)}, ${wanted}))`);
-}
-
-/** How far into the museum's day (`now`, to the minute) the moment `at` is, in seconds. */
-export function secondsIntoDay(now: MuseumNow, at: Date): number {
-  return minutesOf(now.time) * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
+export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow, latest?: Sql): Sql {
+  const wanted = sqlNowShiftedSeconds(holdMinutes * 60);
+  const ends = [wanted, sql`coalesce(${salesEndInstant(ticket, now)}, ${wanted})`, ...(latest ? [latest] : [])];
+  return sql`min(${join(ends)})`;
 }
 
 /**
@@ -145,7 +140,6 @@ async function writeSale<Answer>(
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
   const held = sale.orderId !== undefined && holdMinutes !== undefined ? { orderId: sale.orderId, holdMinutes } : null;
-  const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
   if (sale.orderId) {
     batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
   }
@@ -169,7 +163,8 @@ async function writeSale<Answer>(
           price: linePrice(lines[i]!),
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
-          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, intoDay) } : {}),
+          // A new hold (60 minutes at most) stays within HOLD_LIMIT_MINUTES of its order by itself.
+          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow) } : {}),
         },
         { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
       ),

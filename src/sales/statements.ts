@@ -1,8 +1,9 @@
 // The orders feature's table (orders): every statement on it, and the read
 // fragments other features may put in theirs. An order's tickets, prices and
 // refunds are the tickets feature's (tickets/statements.ts).
-import sql, { type Sql } from "sql-template-tag";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
+import { sqlShiftedSeconds } from "../platform/sql";
 import { orderHoldLive, orderLacksEmail } from "../tickets/statements";
 
 /** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
@@ -38,6 +39,11 @@ export function isDuplicateReference(error: unknown): boolean {
 /** True while the order `orderId`, sold by `seller` (null: by anyone), is recorded as `status`. */
 export function orderRecordedAs(orderId: string, status: RecordedOrderStatus, seller: string | null): Sql {
   return sql`EXISTS (SELECT 1 FROM orders WHERE order_id = ${orderId} AND status = ${status} AND (${seller} IS NULL OR sold_by = ${seller}))`;
+}
+
+/** The latest a hold of the order `orderId` may end (an SQL timestamp): `minutes` after the order was made. */
+export function orderHoldLimit(orderId: string, minutes: number): Sql {
+  return sql`(SELECT ${sqlShiftedSeconds(raw("created_at"), minutes * 60)} FROM orders WHERE order_id = ${orderId})`;
 }
 
 /** Records a held order as `status` while `allowed` (an SQL condition) holds; reads whether it did. */

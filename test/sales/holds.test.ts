@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, todayInZone, statusCounts, testDays } from "../support/helpers";
+import { useClock } from "../support/clock";
 import { buy, cancel, createEvent, order } from "../tickets/fixtures";
 
 const { freshDay, openDay } = testDays(60);
@@ -15,6 +16,7 @@ const line = (ticketDate: string) => ({ ticketType: "general", ticketDate });
 type OrderJson = {
   orderId: string;
   status: string;
+  createdAt?: string;
   expiresAt?: string;
   lateConfirmation?: boolean;
   totalPrice: number;
@@ -52,6 +54,17 @@ async function taken(date: string): Promise<{ taken: number; available: number |
   expect(res.status).toBe(200);
   const { general } = (await res.json()) as { general: { taken: number; available: number | null } };
   return { taken: general.taken, available: general.available };
+}
+
+/** The database's clock now (ms since the epoch): what holds are judged by. */
+async function databaseNow(): Promise<number> {
+  const now = await env.DB.prepare("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now").first<string>("now");
+  return Date.parse(now!);
+}
+
+/** The museum's clock (`HH:mm`) at the moment `t` (ms since the epoch). */
+function museumClock(t: number): string {
+  return new Intl.DateTimeFormat("en-GB", { timeZone: env.MUSEUM_TIMEZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(t));
 }
 
 /** Moves an order's hold into the past, as the database's clock passing expiresAt would. */
@@ -136,36 +149,86 @@ describe("a held order", () => {
     expect(problem.type).toBe("/problems/order-confirmed");
   });
 
-  it("caps expiresAt at the moment its first ticket stops being sold (its day's closing)", async () => {
-    const now = new Date();
-    const clockIn = (minutes: number) =>
-      new Intl.DateTimeFormat("en-GB", { timeZone: env.MUSEUM_TIMEZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-        .format(new Date(now.getTime() + minutes * 60_000));
-    // The museum's day of that moment (tomorrow, past midnight) closes about 20 minutes from now; a closing at 00:00 cannot follow an opening.
-    const minutes = clockIn(20) === "00:00" ? 21 : 20;
-    const date = todayInZone(env.MUSEUM_TIMEZONE, new Date(now.getTime() + minutes * 60_000));
-    const put = await api(`/v1.1/museum-hours/exceptions/${date}`, {
-      method: "PUT",
-      json: { closed: false, timeOpen: "00:00", timeClose: clockIn(minutes) },
-    });
-    expect(put.status).toBe(201);
+  it.each([
+    ["behind", -2_500],
+    ["ahead of", 2_500],
+  ])("caps expiresAt at the moment its first ticket stops being sold, to the millisecond by the database's clock (the Worker's clock %s it)", async (_, skewMs) => {
+    // A moment on a whole minute about 20 minutes on (the museum's clock is
+    // whole minutes off UTC) whose museum day also holds the hour around it.
+    let end = Math.ceil(((await databaseNow()) + 20 * 60_000) / 60_000) * 60_000;
+    const sameDay = (t: number) => [t - 30 * 60_000, t + 60 * 60_000].every((u) => todayInZone(env.MUSEUM_TIMEZONE, new Date(u)) === todayInZone(env.MUSEUM_TIMEZONE, new Date(t)));
+    while (!sameDay(end)) end += 5 * 60_000;
+    const date = todayInZone(env.MUSEUM_TIMEZONE, new Date(end));
+    const expected = new Date(end).toISOString();
+    const setDay = (plan: Record<string, unknown>) =>
+      api(`/v1.1/museum-hours/exceptions/${date}?cancelTickets=true`, { method: "PUT", json: { closed: false, ...plan } });
+    // The Worker's clock a little off the database's, as two machines' clocks are.
+    useClock(new Date(Date.now() + skewMs).toISOString());
+
+    // A general ticket: its day's closing.
+    expect((await setDay({ timeOpen: museumClock(end - 30 * 60_000), timeClose: museumClock(end) })).status).toBeLessThan(300);
     const held = await hold(date, 1, 60);
-    const ms = Date.parse(held.expiresAt!) - now.getTime();
-    expect(ms).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
-    expect(ms).toBeGreaterThan((minutes - 2) * 60_000);
+    expect(held.expiresAt).toBe(expected);
     const extended = await extend(held.orderId, 60);
     expect(extended.status).toBe(200);
-    expect(Date.parse(((await extended.json()) as OrderJson).expiresAt!) - now.getTime()).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    expect(((await extended.json()) as OrderJson).expiresAt).toBe(expected);
     // An order's lines share one end, the first of theirs, whichever line comes first.
     const later = await openDay();
     const res = await order({ holdMinutes: 60, tickets: [line(later), line(date), line(later)] });
     expect(res.status, await res.clone().text()).toBe(201);
     const mixed = (await res.json()) as OrderJson;
-    expect(Date.parse(mixed.expiresAt!) - now.getTime()).toBeLessThanOrEqual(minutes * 60_000 + 5_000);
+    expect(mixed.expiresAt).toBe(expected);
     const read = await getOrder(mixed.orderId);
-    expect(read.expiresAt).toBe(mixed.expiresAt);
-    expect(read.tickets.map((t) => t.expiresAt)).toEqual([mixed.expiresAt, mixed.expiresAt, mixed.expiresAt]);
-    await api(`/v1.1/museum-hours/exceptions/${date}?cancelTickets=true`, { method: "DELETE" });
+    expect(read.expiresAt).toBe(expected);
+    expect(read.tickets.map((t) => t.expiresAt)).toEqual([expected, expected, expected]);
+
+    // A timed ticket: the end of its slot, before the day's closing.
+    const timed = { timeOpen: museumClock(end - 30 * 60_000), timeClose: museumClock(end + 60 * 60_000), entrySlotMinutes: 30, slotCapacity: 5 };
+    expect((await setDay(timed)).status).toBeLessThan(300);
+    const slot = await order({ holdMinutes: 60, tickets: [{ ...line(date), entryTime: timed.timeOpen }] });
+    expect(slot.status, await slot.clone().text()).toBe(201);
+    const heldSlot = (await slot.json()) as OrderJson;
+    expect(heldSlot.expiresAt).toBe(expected);
+    expect(((await (await extend(heldSlot.orderId, 60)).json()) as OrderJson).expiresAt).toBe(expected);
+  });
+});
+
+describe("an extension", () => {
+  it("ends the hold at most 120 minutes after the order was made: asking for more gets less, and expiresAt says so", async () => {
+    const date = await openDay();
+    const held = await hold(date, 2, 15);
+    // The order was made 100 minutes ago, by the database's clock.
+    await env.DB.prepare("UPDATE orders SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-100 minutes') WHERE order_id = ?1")
+      .bind(held.orderId)
+      .run();
+    const createdAt = (await getOrder(held.orderId)).createdAt!;
+    const limit = new Date(Date.parse(createdAt) + 120 * 60_000).toISOString();
+
+    const res = await extend(held.orderId, 60);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const extended = (await res.json()) as OrderJson;
+    expect(extended).toMatchObject({ status: "held", expiresAt: limit });
+    expect(extended.tickets.map((t) => [t.status, t.expiresAt])).toEqual([["held", limit], ["held", limit]]);
+    expect((await getOrder(held.orderId)).expiresAt).toBe(limit);
+    // Again: the limit stays where it is.
+    expect(((await (await extend(held.orderId, 60)).json()) as OrderJson).expiresAt).toBe(limit);
+
+    // Asking for less than is left gets what it asked for.
+    const before = await databaseNow();
+    const shorter = (await (await extend(held.orderId, 10)).json()) as OrderJson;
+    const after = await databaseNow();
+    expect(Date.parse(shorter.expiresAt!)).toBeGreaterThanOrEqual(before + 10 * 60_000);
+    expect(Date.parse(shorter.expiresAt!)).toBeLessThanOrEqual(after + 10 * 60_000);
+  });
+
+  it("of an order made now is given every minute it asks for (a new hold is at most 60 minutes)", async () => {
+    const date = await openDay();
+    const held = await hold(date, 1, 60);
+    const before = await databaseNow();
+    const extended = (await (await extend(held.orderId, 60)).json()) as OrderJson;
+    const after = await databaseNow();
+    expect(Date.parse(extended.expiresAt!)).toBeGreaterThanOrEqual(before + 60 * 60_000);
+    expect(Date.parse(extended.expiresAt!)).toBeLessThanOrEqual(after + 60 * 60_000);
   });
 });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { useClock } from "../support/clock";
 import { api, dumpDatabase, expectProblem, expectValidationError, nextWeekday, plusDays, todayInZone } from "../support/helpers";
 import { ticketCodeOf } from "../support/ticket-codes";
-import { buy, createEvent, type PurchaseResponse } from "./fixtures";
+import { buy, createEvent, order, type PurchaseResponse } from "./fixtures";
 
 const TODAY = todayInZone(env.MUSEUM_TIMEZONE);
 
@@ -114,6 +114,98 @@ describe("closing a day with valid general tickets", () => {
     expect(shorter.status).toBe(200);
     const removed = await api(`/v1.1/museum-hours/exceptions/${saturday}`, { method: "DELETE" });
     expect(await expectProblem(removed, 409)).toMatchObject({ affectedTickets: 1, dates: [saturday] });
+  });
+});
+
+describe("a change after which a timed ticket could no longer be admitted on its day", () => {
+  // Timed days 09:00–18:00 in slots of 60 minutes; the gate admits nobody from closing on.
+  const TIMED = { closed: false, timeOpen: "09:00", timeClose: "18:00", entrySlotMinutes: 60, slotCapacity: 10 };
+  const setDay = (date: string, json: Record<string, unknown>, query = "") =>
+    api(`/v1.1/museum-hours/exceptions/${date}${query}`, { method: "PUT", json });
+
+  async function timedDay(daysAhead: number): Promise<string> {
+    const date = plusDays(TODAY, daysAhead);
+    expect((await setDay(date, TIMED)).status).toBe(201);
+    return date;
+  }
+
+  async function cancellationOf(ticketId: string): Promise<{ status: string; cancellation?: { source: string } }> {
+    return (await (await api(`/v1.1/tickets/${ticketId}`)).json()) as { status: string; cancellation?: { source: string } };
+  }
+
+  it("timed entry off and the closing before a ticket's entry time is 409 tickets-affected; cancelTickets cancels that ticket only", async () => {
+    const date = await timedDay(40);
+    const late = await ticket({ ticketType: "general", ticketDate: date, entryTime: "16:00" });
+    const early = await ticket({ ticketType: "general", ticketDate: date, entryTime: "10:00" });
+    const eventId = await createEvent([date]);
+    const eventTicket = await ticket({ ticketType: "event", eventId, ticketDate: date });
+    const untimedShorter = { closed: false, timeOpen: "09:00", timeClose: "15:00" };
+    const before = await dumpDatabase({ except: ["login_failures"] });
+
+    const problem = await expectProblem(await setDay(date, untimedShorter), 409);
+    expect(problem).toMatchObject({ type: "/problems/tickets-affected", affectedTickets: 1, dates: [date] });
+    expect(await dumpDatabase({ except: ["login_failures"] })).toBe(before);
+
+    expect((await setDay(date, untimedShorter, "?cancelTickets=true")).status).toBe(200);
+    expect(await cancellationOf(late.ticketId)).toMatchObject({ status: "cancelled", cancellation: { source: "schedule-change" } });
+    expect(await statusOf(early.ticketId)).toBe("valid");
+    expect(await statusOf(eventTicket.ticketId)).toBe("valid");
+  });
+
+  it("a closing moved to exactly a ticket's entry time strands it, timed entry off or on; a minute later keeps it", async () => {
+    const date = await timedDay(41);
+    const sold = await ticket({ ticketType: "general", ticketDate: date, entryTime: "16:00" });
+    const untimedUntil = (timeClose: string) => ({ closed: false, timeOpen: "09:00", timeClose });
+    expect(await expectProblem(await setDay(date, untimedUntil("16:00")), 409)).toMatchObject({ affectedTickets: 1, dates: [date] });
+    expect(await expectProblem(await setDay(date, { ...TIMED, timeClose: "16:00" }), 409)).toMatchObject({ affectedTickets: 1, dates: [date] });
+    expect((await setDay(date, untimedUntil("16:01"))).status).toBe(200);
+    expect((await setDay(date, { ...TIMED, timeClose: "17:00" })).status).toBe(200);
+    expect(await statusOf(sold.ticketId)).toBe("valid");
+  });
+
+  it("counts a live held ticket: cancelTickets releases its order whole", async () => {
+    const date = await timedDay(42);
+    const res = await order({ holdMinutes: 10, tickets: [{ ticketType: "general", ticketDate: date, entryTime: "17:00" }, { ticketType: "general", ticketDate: date, entryTime: "09:00" }] });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const held = (await res.json()) as { orderId: string };
+    const untimedShorter = { closed: false, timeOpen: "09:00", timeClose: "17:00" };
+    expect(await expectProblem(await setDay(date, untimedShorter), 409)).toMatchObject({ affectedTickets: 1, dates: [date] });
+    expect((await setDay(date, untimedShorter, "?cancelTickets=true")).status).toBe(200);
+    expect(((await (await api(`/v1.1/orders/${held.orderId}`)).json()) as { status: string }).status).toBe("released");
+  });
+
+  it("removing an exception: the week's closing before a ticket's entry time is 409", async () => {
+    // A Monday: the week opens it 09:00–18:00 without timed entry.
+    const monday = nextWeekday(plusDays(TODAY, 50), 1);
+    expect((await setDay(monday, { ...TIMED, timeClose: "20:00" })).status).toBe(201);
+    await ticket({ ticketType: "general", ticketDate: monday, entryTime: "18:00" });
+    const removed = await api(`/v1.1/museum-hours/exceptions/${monday}`, { method: "DELETE" });
+    expect(await expectProblem(removed, 409)).toMatchObject({ type: "/problems/tickets-affected", affectedTickets: 1, dates: [monday] });
+    const kept = await api(`/v1.1/museum-hours/exceptions?startDate=${monday}&endDate=${monday}`);
+    expect(await kept.json()).toMatchObject([{ date: monday, timeClose: "20:00", entrySlotMinutes: 60 }]);
+  });
+
+  it("the weekly schedule: timed entry off and an earlier closing under a timed ticket is 409; a date its exception decides is untouched", async () => {
+    const week = (await (await api("/v1.1/museum-hours/schedule")).json()) as Record<string, unknown>;
+    const putWeek = (json: unknown, query = "") => api(`/v1.1/museum-hours/schedule${query}`, { method: "PUT", json });
+    const { closed: _, ...timedTuesday } = TIMED;
+    expect((await putWeek({ ...week, tuesday: timedTuesday })).status).toBe(200);
+    const tuesday = nextWeekday(plusDays(TODAY, 60), 2);
+    const stranded = await ticket({ ticketType: "general", ticketDate: tuesday, entryTime: "16:00" });
+    const kept = await ticket({ ticketType: "general", ticketDate: tuesday, entryTime: "11:00" });
+    const byException = plusDays(tuesday, 7);
+    expect((await setDay(byException, TIMED)).status).toBe(201);
+    const other = await ticket({ ticketType: "general", ticketDate: byException, entryTime: "16:00" });
+
+    const shorter = { ...week, tuesday: { timeOpen: "09:00", timeClose: "15:00" } };
+    const problem = await expectProblem(await putWeek(shorter), 409);
+    expect(problem).toMatchObject({ type: "/problems/tickets-affected", affectedTickets: 1, dates: [tuesday] });
+    expect(((await (await api("/v1.1/museum-hours/schedule")).json()) as { tuesday: unknown }).tuesday).toEqual(timedTuesday);
+
+    expect((await putWeek(shorter, "?cancelTickets=true")).status).toBe(200);
+    expect(await cancellationOf(stranded.ticketId)).toMatchObject({ status: "cancelled", cancellation: { source: "schedule-change" } });
+    expect([await statusOf(kept.ticketId), await statusOf(other.ticketId)]).toEqual(["valid", "valid"]);
+    expect((await putWeek(week)).status).toBe(200);
   });
 });
 

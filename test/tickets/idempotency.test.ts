@@ -169,7 +169,7 @@ describe("a purchase stalled past the 60-second takeover", () => {
   const request = (email: string) => ({ lines: [purchase(email)], email, addressing: "body" as const, body: purchase(email) });
   const context = (key: string, now: Date) => ({
     soldBy: "test-sales",
-    museumNow: { today: "2026-12-01", time: "12:00" },
+    museumNow: { today: "2026-12-01", time: "12:00", utcOffsetMinutes: -300 },
     idempotency: { operation: "buyMuseumTickets" as const, key },
     now,
     primaryDb: () => env.DB,

@@ -15,7 +15,7 @@ import {
   checkEnvironments,
   newestCompatibilityDate,
   readEnvironments,
-} from "../../scripts/preflight-checks.mjs";
+} from "../../tools/lib/preflight-checks.mjs";
 
 const READY = readFileSync(join(import.meta.dirname, "fixtures", "preflight-ready.toml"), "utf8");
 const FACTS = { newestCompatibilityDate: "2026-05-03", today: "2026-11-23", allowPlaceholderIds: false };
@@ -151,7 +151,7 @@ describe("the preflight's secret lists", () => {
     const known = new Set([...Object.keys(config.vars), ...bindings, ...REQUIRED_SECRETS, ...ROLLOVER_SECRETS, ...OPTIONAL_VARS]);
     const read = namesReadBySrc();
     const unknown = [...read].filter((name) => !known.has(name));
-    assert.deepEqual(unknown, [], "src/ reads a binding that is neither a var, a binding nor a secret the preflight knows: add it to REQUIRED_SECRETS, ROLLOVER_SECRETS or OPTIONAL_VARS in scripts/preflight-checks.mjs");
+    assert.deepEqual(unknown, [], "src/ reads a binding that is neither a var, a binding nor a secret the preflight knows: add it to REQUIRED_SECRETS, ROLLOVER_SECRETS or OPTIONAL_VARS in tools/lib/preflight-checks.mjs");
     for (const name of [...REQUIRED_SECRETS, ...ROLLOVER_SECRETS, ...OPTIONAL_VARS]) assert.ok(read.has(name), `src/ no longer reads ${name}`);
   });
 });

@@ -34,20 +34,27 @@ export function parseCommandLine(argv, options, { allowPositionals = true } = {}
  * writes a file.
  */
 export function exitOnHelp(usage, argv = process.argv.slice(2)) {
-  const end = argv.indexOf("--");
-  const options = end === -1 ? argv : argv.slice(0, end);
-  if (options.includes("--help") || options.includes("-h")) {
+  if (asksForHelp(argv)) {
     process.stdout.write(`${usage.trimEnd()}\n`);
     process.exit(0);
   }
 }
 
+/** Whether a command line asks for help: `--help` or `-h` before any `--`. */
+export function asksForHelp(argv) {
+  const end = argv.indexOf("--");
+  const options = end === -1 ? argv : argv.slice(0, end);
+  return options.includes("--help") || options.includes("-h");
+}
+
 /**
- * Runs `main(argv)`: `--help` prints the usage text (exit 0, see exitOnHelp),
- * usage errors print it to stderr (exit 2), other errors print briefly (exit 1).
+ * Runs `main(argv)`: `--help` prints the usage text (exit 0, see exitOnHelp)
+ * unless `main` answers it itself (`ownHelp`: a usage that depends on the
+ * other arguments), usage errors print it to stderr (exit 2), other errors
+ * print briefly (exit 1).
  */
-export async function runMain(main, usage) {
-  exitOnHelp(usage);
+export async function runMain(main, usage, { ownHelp = false } = {}) {
+  if (!ownHelp) exitOnHelp(usage);
   try {
     await main(process.argv.slice(2));
   } catch (error) {

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run client:generate`: the client's types follow the service.
 //  1. `wrangler dev` on a free port with a throw-away local state and
 //     throw-away secrets (the document needs no data, and no account: it is public);
@@ -7,12 +8,19 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { log } from "../../../tools/lib/cli.mjs";
+import { exitOnHelp, log } from "../../../tools/lib/cli.mjs";
 import { throwawaySecrets } from "../../../tools/lib/local-state.mjs";
 import { tempDir } from "../../../tools/lib/process-end.mjs";
 import { ROOT } from "../../../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../../../tools/lib/wrangler-dev.mjs";
-import { documentText, schemaTypes } from "./schema-types.mjs";
+
+exitOnHelp(`usage: npm run client:generate
+Regenerates the typed client from what the Worker serves: wrangler dev (a throw-away state), its
+/v1.1/openapi.json saved as clients/typescript/openapi.json, and openapi-typescript's types of it
+as clients/typescript/src/schema.d.ts (docs/client.md). Commit both.`);
+// The generator's own dependencies are installed on demand (npm run client:generate does it
+// first), so they are imported only once help is out of the way.
+const { documentText, schemaTypes } = await import("./schema-types.mjs");
 
 const CLIENT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SNAPSHOT = join(CLIENT, "openapi.json");

@@ -56,7 +56,7 @@ export interface paths {
         get: operations["getWeeklySchedule"];
         /**
          * Replace the weekly schedule
-         * @description Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, or moves its hours or entry slots, under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.
+         * @description Replaces the regular opening hours and limits of every weekday at once; `null` closes a day. A schedule that closes a weekday, moves its hours or entry slots, or moves its closing to or before a ticket's entry time (timed entry on or off), under valid general tickets (today or later, dates without an exception) is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a `capacity` or `slotCapacity` below the places already taken is refused (409 capacity-below-sold). Admin only.
          */
         put: operations["replaceWeeklySchedule"];
         post?: never;
@@ -96,13 +96,13 @@ export interface paths {
         get?: never;
         /**
          * Set an hours exception
-         * @description Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, or moving its hours or entry slots, under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.
+         * @description Closes the museum on a date, or sets special hours (and their own limits: an exception without `capacity` has no daily limit) for it, replacing any earlier exception. Closing a day, moving its hours or entry slots, or moving its closing to or before a ticket's entry time (timed entry on or off), under valid general tickets is refused (409 tickets-affected) unless `cancelTickets=true` cancels them in the same write; a limit below the places already taken is refused (409 capacity-below-sold). Admin only.
          */
         put: operations["putHoursException"];
         post?: never;
         /**
          * Remove an hours exception
-         * @description The date follows the weekly schedule again. When that closes the day or moves its entry slots under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.
+         * @description The date follows the weekly schedule again. When that closes the day, moves its entry slots, or closes it at or before a ticket's entry time under valid general tickets, or sets a limit below the places taken, it is refused (409); change the exception with `cancelTickets=true` first. Admin only.
          */
         delete: operations["deleteHoursException"];
         options?: never;
@@ -585,7 +585,7 @@ export interface paths {
         put?: never;
         /**
          * Extend a held order's hold
-         * @description Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold. The account that held it, admin or box-office (another sales account: 404).
+         * @description Keeps a live hold's places longer while the buyer is still paying: `expiresAt` becomes now + `holdMinutes` (the database's clock), never later than the moment the first of its tickets stops being sold nor more than 120 minutes after the order was made (asking for more gets less: `expiresAt` says how long). The account that held it, admin or box-office (another sales account: 404).
          */
         post: operations["extendHold"];
         delete?: never;
@@ -2345,7 +2345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot, or closing at or before their entry time; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,7 +2544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot, or closing at or before their entry time; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2655,7 +2655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot, or closing at or before their entry time; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3128,7 +3128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
+            /** @description Nothing was changed. `/problems/tickets-affected`: the change would leave valid tickets without their day or entry slot, or closing at or before their entry time; `affectedTickets` says how many, `dates` which; send it again with `?cancelTickets=true` to cancel them with the change. `/problems/capacity-below-sold`: a limit it sets is below the places already taken on `dates` (the most on one of them: `sold`). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -20,13 +20,13 @@
 //  6. The server is stopped whatever happens.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { basicAuthorization } from "../tools/lib/accounts.mjs";
-import { logProgress as log } from "../tools/lib/cli.mjs";
-import { addDays, daysBetween } from "../tools/lib/dates.mjs";
-import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
-import { tempDir } from "../tools/lib/process-end.mjs";
-import { runRedocly } from "../tools/lib/redocly.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
+import { basicAuthorization } from "./accounts.mjs";
+import { logProgress as log } from "./cli.mjs";
+import { addDays, daysBetween } from "./dates.mjs";
+import { prepareLocalState, throwawaySecrets } from "./local-state.mjs";
+import { tempDir } from "./process-end.mjs";
+import { runRedocly } from "./redocly.mjs";
+import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const ARAZZO_FILES = ["museum-api.arazzo.yaml", "museum-tickets.arazzo.yaml"];
 const EXPECTED_WORKFLOWS = ["get-museum-hours", "events-crud", "get-museum-tickets"];

@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { tempDir } from "../tools/lib/process-end.mjs";
-import { ROOT } from "../tools/lib/wrangler.mjs";
+import { tempDir } from "./process-end.mjs";
+import { ROOT } from "./wrangler.mjs";
 
 /**
  * Secrets the Worker cannot run without (src/ticket-image, src/webhooks/signing.ts).
