@@ -1333,6 +1333,7 @@ export interface components {
              * @description The order the ticket was bought in, if any.
              */
             orderId?: string;
+            confirmationCode: components["schemas"]["TicketConfirmation"];
             /**
              * @description The ticket's category (`GET /ticket-categories`).
              * @example adult
@@ -1873,8 +1874,7 @@ export interface components {
                  * @example 25
                  */
                 price: number;
-                /** @example ticket-general-e5e5c6-dce78 */
-                confirmationCode: string;
+                confirmationCode: components["schemas"]["TicketConfirmation"];
             }[];
         };
         OrderValidationProblem: components["schemas"]["Problem"] & {
