@@ -3,8 +3,9 @@
 //     throw-away secrets (the document needs no data, and no account: it is public);
 //  2. GET /v1.1/openapi.json, saved as openapi.json (the snapshot the
 //     drift test compares with what the Worker serves);
-//  3. openapi-typescript over it, saved as src/schema.d.ts.
-import { writeFileSync } from "node:fs";
+//  3. openapi-typescript over it, saved as src/schema.d.ts;
+//  4. the README's problem table, from it.
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { log } from "../../../tools/lib/cli.mjs";
@@ -12,11 +13,13 @@ import { throwawaySecrets } from "../../../tools/lib/local-state.mjs";
 import { tempDir } from "../../../tools/lib/process-end.mjs";
 import { ROOT } from "../../../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../../../tools/lib/wrangler-dev.mjs";
+import { withProblemTable } from "./client-document.mjs";
 import { documentText, schemaTypes } from "./schema-types.mjs";
 
 const CLIENT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SNAPSHOT = join(CLIENT, "openapi.json");
 const TYPES = join(CLIENT, "src", "schema.d.ts");
+const README = join(CLIENT, "README.md");
 
 const state = tempDir("museum-client-generate-");
 const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn", vars: throwawaySecrets() });
@@ -32,4 +35,5 @@ try {
 
 writeFileSync(SNAPSHOT, documentText(doc));
 writeFileSync(TYPES, await schemaTypes(doc));
-log(`wrote ${relative(ROOT, SNAPSHOT)} and ${relative(ROOT, TYPES)} (${Object.keys(doc.paths ?? {}).length} paths)`);
+writeFileSync(README, withProblemTable(readFileSync(README, "utf8"), doc));
+log(`wrote ${relative(ROOT, SNAPSHOT)}, ${relative(ROOT, TYPES)} (${Object.keys(doc.paths ?? {}).length} paths) and the problem table of ${relative(ROOT, README)}`);

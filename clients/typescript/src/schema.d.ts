@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * Buy museum tickets
-         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400 `/problems/accompaniment-required`: buy it in an order with a companion's ticket).
+         * @description Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400).
          */
         post: operations["buyMuseumTickets"];
         delete?: never;
@@ -2151,7 +2151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,7 +2324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2403,7 +2403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2616,7 +2616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,7 +2710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2817,7 +2817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,7 +2903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2987,7 +2987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,7 +3107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3184,7 +3184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3394,7 +3394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3520,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyMuseumTicketsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). A ticket of an `accompanied` category bought alone: `/problems/accompaniment-required` (buy it in an order with a companion's ticket); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3687,7 +3687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3766,7 +3766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3872,7 +3872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3958,7 +3958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4077,7 +4077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4154,7 +4154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4231,7 +4231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4296,7 +4296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4361,7 +4361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4466,7 +4466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4543,7 +4543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4674,7 +4674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4805,7 +4805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4882,7 +4882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +4959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4999,7 +4999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
+            /** @description Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5089,7 +5089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5175,7 +5175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5306,7 +5306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5423,7 +5423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5488,7 +5488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5595,7 +5595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5681,7 +5681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5765,7 +5765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5851,7 +5851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. */
+            /** @description The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written. */
             503: {
                 headers: {
                     [name: string]: unknown;
