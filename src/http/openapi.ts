@@ -102,7 +102,7 @@ const PROBLEM_DESCRIPTIONS = {
   422: "The Idempotency-Key was used before with a different body.",
   429: "Too many failed logins from this client; retry after `Retry-After` seconds.",
   500: "Unexpected failure; `detail` quotes the request id, nothing internal.",
-  503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds.",
+  503: "The database is unavailable or overloaded for a moment; retry after `Retry-After` seconds. `/problems/schema-behind` (the database lacks migrations) or `/problems/not-configured` (a secret or setting this operation needs is missing or malformed): the operator's to fix, `/healthz` says what; nothing was written.",
 } as const;
 
 /** The 409 of a schedule or limit change that sold tickets refuse. */
@@ -137,6 +137,15 @@ function problemEntries<S extends ProblemStatus>(statuses: S[]) {
     };
   }
   return responses;
+}
+
+/**
+ * The entry of `status` for a route that also answers problem types of its
+ * own with it: the usual description, then `more` (which names them).
+ */
+export function problemResponseWith(status: ProblemStatus, more: string) {
+  const entry = problemEntries([status])[status];
+  return { [status]: { ...entry, description: `${entry.description} ${more}` } };
 }
 
 /**

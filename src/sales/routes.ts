@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, ProblemSchema, REPLAYED_HEADER, TimeSchema, UuidSchema } from "../http/openapi";
+import { BASIC_AUTH, jsonContent, jsonRequestBody, problemResponses, problemResponseWith, ProblemSchema, REPLAYED_HEADER, TimeSchema, UuidSchema } from "../http/openapi";
 import { allowRoles } from "../middleware/require-role";
 import { AvailabilityQuerySchema, AvailabilitySchema, CalendarQuerySchema, CalendarSchema, BuyMuseumTicketsRequestSchema, BuyMuseumTicketsResponseSchema } from "./schemas";
 import { IdempotencyHeadersSchema } from "../tickets/schemas";
@@ -28,7 +28,7 @@ export const buyMuseumTickets = createRoute({
   operationId: "buyMuseumTickets",
   summary: "Buy museum tickets",
   description:
-    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400 `/problems/accompaniment-required`: buy it in an order with a companion's ticket).",
+    "Purchase museum tickets for general entry or special events. Send an `Idempotency-Key` to make retries safe. Limits decide here, inside the database: a purchase that would pass the day's, the entry slot's or the event date's limit is refused (409 sold-out) and sells nothing; on a day with timed entry a general ticket names its `entryTime`. An optional `category` sets the price (left out: the default category); an `accompanied` category cannot be bought alone (400).",
   tags: ticketTags,
   security: BASIC_AUTH,
   ...staff,
@@ -53,7 +53,11 @@ export const buyMuseumTickets = createRoute({
         },
       },
     },
-    ...problemResponses(400, 401, 403, 404, 413, 415, 422),
+    ...problemResponseWith(
+      400,
+      "A ticket of an `accompanied` category bought alone: `/problems/accompaniment-required` (buy it in an order with a companion's ticket); nothing was sold.",
+    ),
+    ...problemResponses(401, 403, 404, 413, 415, 422),
   },
 });
 
@@ -109,7 +113,7 @@ export const createOrder = createRoute({
     },
     400: {
       description:
-        "A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold.",
+        "Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold.",
       content: {
         "application/problem+json": {
           schema: ProblemSchema.extend({ line: Line.optional() }).openapi("OrderValidationProblem"),

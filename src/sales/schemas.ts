@@ -3,7 +3,7 @@ import { CategoryIdSchema } from "../categories/schemas";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
 import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
-import { CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, type TicketType, TicketTypeSchema, Timestamp } from "../tickets/schemas";
+import { ConfirmationCodeSchema, CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, type TicketType, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
 const ContactSchema = z.object({ email: z.string(), phone: z.string().optional() });
 
@@ -77,10 +77,7 @@ export const BuyMuseumTicketsResponseSchema = z
     ticketType: TicketTypeSchema,
     ticketDate: DateSchema.openapi({ description: "Date the ticket is valid for." }),
     entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only).", example: "10:30" }),
-    confirmationCode: z.string().openapi("TicketConfirmation", {
-      description: "Unique confirmation code used to verify ticket purchase.",
-      example: "ticket-event-a98c8f-7eb12",
-    }),
+    confirmationCode: ConfirmationCodeSchema,
   })
   .openapi("BuyMuseumTicketsResponse", {
     description: "Details for a museum ticket after a successful purchase.",
@@ -278,7 +275,7 @@ export const OrderSchema = z
         entryTime: TimeSchema.optional(),
         category: CategoryIdSchema,
         price: Price,
-        confirmationCode: z.string().openapi({ example: "ticket-general-e5e5c6-dce78" }),
+        confirmationCode: ConfirmationCodeSchema,
       }),
     ),
   })

@@ -67,6 +67,12 @@ export const IdempotencyHeadersSchema = z.object({
     }),
 });
 
+/** The code a buyer shows at the desk (`GET /tickets?confirmationCode=`); not an admission code. */
+export const ConfirmationCodeSchema = z.string().openapi("TicketConfirmation", {
+  description: "Unique confirmation code used to verify ticket purchase.",
+  example: "ticket-event-a98c8f-7eb12",
+});
+
 export const TicketIdParamsSchema = z.object({
   ticketId: TicketIdSchema.openapi({ param: { name: "ticketId", in: "path" } }),
 });
@@ -115,6 +121,7 @@ export const TicketStatusSchema = z
     eventName: EventNameOfTicket,
     entryTime: TimeSchema.optional().openapi({ description: "Entry slot (timed-entry days only)." }),
     orderId: UuidSchema.optional().openapi({ description: "The order the ticket was bought in, if any." }),
+    confirmationCode: ConfirmationCodeSchema,
     category: z.string().openapi({ description: "The ticket's category (`GET /ticket-categories`).", example: "adult" }),
     price: Price.openapi({ description: "The price recorded when the ticket was sold, in the museum's currency." }),
     currency: CurrencySchema,

@@ -53,6 +53,7 @@ export function ticketStatusOf(ticket: TicketRow, currency: string): TicketStatu
     ...ticketFacts(row),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     ...(row.order_id === null ? {} : { orderId: row.order_id }),
+    confirmationCode: row.confirmation_code,
     category: row.category,
     price: amountOf(row.price_cents),
     currency,

@@ -5,7 +5,9 @@
 import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMuseumClient, getTicketImage, type MuseumClient } from "museum-api-client";
+import { clientDocument } from "../../clients/typescript/generator/client-document.mjs";
 import snapshot from "../../clients/typescript/openapi.json";
+import { documentFacts } from "../../tools/lib/openapi-facts.mjs";
 import { ACCOUNTS, api, testClientIp } from "../support/helpers";
 import { useClock } from "../support/clock";
 
@@ -76,6 +78,23 @@ describe("museum-api-client", () => {
 
     const wrongPassword = await clientAs("sales", "not-the-secret").GET("/special-events");
     expect(wrongPassword.error).toMatchObject({ status: 401, title: "Unauthorized" });
+  });
+
+  it("calls every operation it types where the service serves it: none answers the unknown route's 404 or a 405", async () => {
+    const client = clientAs("admin");
+    const typed = documentFacts(clientDocument(snapshot)).operations as { method: string; path: string }[];
+    expect(typed.length).toBeGreaterThan(30);
+    const unreachable: string[] = [];
+    for (const { method, path } of typed) {
+      // Any id: an unknown one answers the route's own 404 or a 400, never the router's.
+      const filled = path.replace(/\{[^}]+\}/g, crypto.randomUUID());
+      const { error, response } = await client.request(method as "get", filled as "/museum-hours", {} as never);
+      const detail: unknown = (error as { detail?: unknown } | undefined)?.detail;
+      if (response.status === 405 || (response.status === 404 && String(detail).startsWith("No resource at"))) {
+        unreachable.push(`${method.toUpperCase()} ${path}: ${response.status} at ${new URL(response.url).pathname}`);
+      }
+    }
+    expect(unreachable).toEqual([]);
   });
 
   it("sends non-ASCII credentials as UTF-8", async () => {

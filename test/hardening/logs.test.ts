@@ -132,14 +132,16 @@ describe("nothing private reaches the logs", () => {
     ]);
   });
 
-  it("a look-up by confirmation code: the code (any case) never reaches the logs, found, hidden or malformed", async () => {
+  it("a confirmation code (any case) never reaches the logs: looked up found, hidden or malformed, or answered in a status", async () => {
     const purchase = await api("/v1.1/tickets", { method: "POST", as: "sales", json: { ticketType: "general", ticketDate: openDay(), email: "visitor@example.com" } });
     expect(purchase.status).toBe(201);
-    const { confirmationCode } = (await purchase.json()) as { confirmationCode: string };
+    const { ticketId, confirmationCode } = (await purchase.json()) as { ticketId: string; confirmationCode: string };
     const lookUp = (code: string, as: "sales" | "kiosk") => api(`/v1.1/tickets?confirmationCode=${encodeURIComponent(code)}`, { as });
     expect((await lookUp(`  ${confirmationCode.toUpperCase()} `, "sales")).status).toBe(200);
     expect((await lookUp(confirmationCode, "kiosk")).status).toBe(404);
     expect((await lookUp(`${confirmationCode}-x`, "sales")).status).toBe(400);
+    const status = await api(`/v1.1/tickets/${ticketId}`, { as: "sales" });
+    expect(((await status.json()) as { confirmationCode: string }).confirmationCode).toBe(confirmationCode);
 
     const output = captured().join("\n");
     const random = confirmationCode.slice("ticket-general-".length);
@@ -152,6 +154,7 @@ describe("nothing private reaches the logs", () => {
       ["/v1.1/tickets", 200],
       ["/v1.1/tickets", 404],
       ["/v1.1/tickets", 400],
+      ["/v1.1/tickets/:ticketId", 200],
     ]);
   });
 

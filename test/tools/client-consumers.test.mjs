@@ -1,9 +1,11 @@
 // The typed client as an integrator's TypeScript project sees it: a small
 // consumer project per module resolution (NodeNext, Node16, bundler), with
-// `skipLibCheck` on as most projects have it, compiles the client README's
-// ```ts snippets as pasted, and a misspelt ticket type or body field must fail to compile
-// (if the client's declarations did not resolve, everything would be `any`
-// and the typo would pass). Run by `npm test` (node --test test/tools/).
+// TypeScript's default `skipLibCheck` (unset: the client's declarations are
+// checked too) and with `skipLibCheck: true` as many projects have it,
+// compiles the client README's ```ts snippets as pasted, and a misspelt
+// ticket type or body field must fail to compile (if the client's
+// declarations did not resolve, everything would be `any` and the typo would
+// pass). Run by `npm test` (node --test test/tools/).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -84,12 +86,24 @@ const SETUPS = {
   bundler: { module: "ESNext", moduleResolution: "Bundler" },
 };
 
-function compile(name, files) {
-  const dir = join(PROJECTS, name);
+/** A consumer's own settings besides its module resolution: TypeScript's defaults, or skipping the declarations' check. */
+const LIB_CHECKS = {
+  "skipLibCheck unset": {},
+  "skipLibCheck: true": { skipLibCheck: true },
+};
+
+/**
+ * Compiles `files` in a fresh consumer project with the module resolution
+ * `name`; `options` adds or overrides compiler options. The README's first
+ * snippet reads `process.env`, so the project has `@types/node` unless
+ * `options.types` says otherwise (the README says so).
+ */
+function compile(name, files, options = {}) {
+  const dir = join(PROJECTS, `${name}-${Object.keys(options).join("-") || "defaults"}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `consumer-${name.toLowerCase()}`, private: true, type: "module" }));
-  const compilerOptions = { target: "ES2022", lib: ["ES2022", "DOM"], types: ["node"], strict: true, skipLibCheck: true, noEmit: true, ...SETUPS[name] };
+  const compilerOptions = { target: "ES2022", lib: ["ES2022", "DOM"], types: ["node"], strict: true, noEmit: true, ...SETUPS[name], ...options };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: Object.keys(files) }));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   return spawnSync(process.execPath, [TSC, "-p", dir], { encoding: "utf8" });
@@ -98,11 +112,18 @@ function compile(name, files) {
 describe("the typed client in a consumer project", () => {
   const program = readmeProgram(readFileSync(README, "utf8"));
   for (const name of Object.keys(SETUPS)) {
-    it(`type-checks the README's snippets and refuses a typo under ${name}`, () => {
-      const result = compile(name, { "readme.ts": `${READER_PARTS}${program}`, "typo.ts": TYPO });
-      assert.equal(result.status, 0, `tsc (${name}):\n${result.stdout}${result.stderr}`);
-    });
+    for (const [libCheck, options] of Object.entries(LIB_CHECKS)) {
+      it(`type-checks the README's snippets and refuses a typo under ${name}, ${libCheck}`, () => {
+        const result = compile(name, { "readme.ts": `${READER_PARTS}${program}`, "typo.ts": TYPO }, options);
+        assert.equal(result.status, 0, `tsc (${name}, ${libCheck}):\n${result.stdout}${result.stderr}`);
+      });
+    }
   }
+
+  it("needs no Node types itself: a browser project (no @types/node) compiles calls, with the declarations checked", () => {
+    const result = compile("bundler", { "typo.ts": TYPO }, { types: [] });
+    assert.equal(result.status, 0, `tsc:\n${result.stdout}${result.stderr}`);
+  });
 
   it("fails when a ticket type is misspelt without the expectation (the check can fail)", () => {
     const result = compile("NodeNext", { "typo.ts": TYPO.replace("// @ts-expect-error a ticket type the API does not have\n", "") });

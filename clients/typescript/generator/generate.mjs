@@ -4,8 +4,9 @@
 //     throw-away secrets (the document needs no data, and no account: it is public);
 //  2. GET /v1.1/openapi.json, saved as openapi.json (the snapshot the
 //     drift test compares with what the Worker serves);
-//  3. openapi-typescript over it, saved as src/schema.d.ts.
-import { writeFileSync } from "node:fs";
+//  3. openapi-typescript over it, saved as src/schema.d.ts;
+//  4. the README's problem table, from it.
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exitOnHelp, log } from "../../../tools/lib/cli.mjs";
@@ -21,10 +22,12 @@ as clients/typescript/src/schema.d.ts (docs/client.md). Commit both.`);
 // The generator's own dependencies are installed on demand (npm run client:generate does it
 // first), so they are imported only once help is out of the way.
 const { documentText, schemaTypes } = await import("./schema-types.mjs");
+const { withProblemTable } = await import("./client-document.mjs");
 
 const CLIENT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SNAPSHOT = join(CLIENT, "openapi.json");
 const TYPES = join(CLIENT, "src", "schema.d.ts");
+const README = join(CLIENT, "README.md");
 
 const state = tempDir("museum-client-generate-");
 const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn", vars: throwawaySecrets() });
@@ -40,4 +43,5 @@ try {
 
 writeFileSync(SNAPSHOT, documentText(doc));
 writeFileSync(TYPES, await schemaTypes(doc));
-log(`wrote ${relative(ROOT, SNAPSHOT)} and ${relative(ROOT, TYPES)} (${Object.keys(doc.paths ?? {}).length} paths)`);
+writeFileSync(README, withProblemTable(readFileSync(README, "utf8"), doc));
+log(`wrote ${relative(ROOT, SNAPSHOT)}, ${relative(ROOT, TYPES)} (${Object.keys(doc.paths ?? {}).length} paths) and the problem table of ${relative(ROOT, README)}`);

@@ -28,10 +28,19 @@ type ExactBody<Init, Allowed> = Init extends { body: infer Body }
 /** openapi-fetch's init parameter (optional when nothing in it is required). */
 type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 
+/**
+ * The operation at `paths[P][M]`. For a `P` of `PathsWith<M>` it is always
+ * an operation, but TypeScript does not narrow an indexed access by that
+ * filter: to it `paths[P][M]` may still be the `undefined` of another
+ * path's absent method, which `FetchResponse` refuses (TS2344 when a
+ * consumer checks declarations, i.e. without `skipLibCheck`).
+ */
+type Operation<P extends keyof paths, M extends Method> = paths[P][M] extends infer Op extends Record<string | number, any> ? Op : never;
+
 type ExactMethod<M extends Method> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
   url: P,
   ...init: InitParam<Init & ExactBody<Init, NonNullable<MaybeOptionalInit<paths[P], M>>["body"]>>
-) => Promise<FetchResponse<paths[P][M], Init, `${string}/${string}`>>;
+) => Promise<FetchResponse<Operation<P, M>, Init, `${string}/${string}`>>;
 
 /**
  * The typed client: `client.GET("/special-events/{eventId}", { params: { path: { eventId } } })`.

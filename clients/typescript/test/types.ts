@@ -59,8 +59,16 @@ export async function wrongCalls(): Promise<void> {
   await client.POST("/tickets", { body: { ticketType: "general", ticketDate: "2030-01-07" } });
   // @ts-expect-error the path parameter is required
   await client.GET("/special-events/{eventId}", {});
-  // @ts-expect-error no such route
+  // @ts-expect-error the look-up by code needs its confirmationCode
   await client.GET("/tickets");
+  // @ts-expect-error no such route
+  await client.GET("/visitors");
+  // @ts-expect-error /healthz is served at the root, outside /v1.1: not a client call (it would request /v1.1/healthz)
+  await client.GET("/healthz");
+  // @ts-expect-error the index is outside /v1.1 too
+  await client.GET("/");
+  // @ts-expect-error and so is the API reference page
+  await client.GET("/docs");
   // @ts-expect-error price is a number
   await client.POST("/special-events", { body: { name: "N", location: "L", eventDescription: "D", dates: ["2030-01-07"], price: "12" } });
   const listed = await client.GET("/special-events", { params: { query: { limit: 5 } } });
