@@ -347,6 +347,7 @@ describe("GET /tickets/{ticketId}", () => {
       price: 12.5,
       currency: "USD",
       status: "valid",
+      confirmationCode: ticket.confirmationCode,
     });
   });
 
