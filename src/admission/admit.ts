@@ -16,7 +16,7 @@ import {
 } from "../tickets/statements";
 import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
-import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, ticketIdOfCode } from "./judging";
+import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, scannedCodeOf } from "./judging";
 
 export type AdmissionContext = GateContext & {
   /** Makes the admission safe to retry (scoped to `gate`). */
@@ -73,17 +73,19 @@ function refusalOf(row: TicketRow, judged: { judgement: AdmissionJudgement; time
  * that judgement as they then stand, which decides the answer.
  */
 async function admitOnce(db: Db, code: string, context: AdmissionContext, claim: IdempotencyClaimHeld | undefined): Promise<Admission> {
-  const ticketId = await ticketIdOfCode(code, context);
-  if (!ticketId) throw invalidTicketCode();
+  const scanned = await scannedCodeOf(code, context);
+  if (!scanned) throw invalidTicketCode();
 
+  const { ticketId } = scanned;
   const admissionId = crypto.randomUUID();
   const moment = scanMomentAt(context.now, context.timeZone, context.earlyMinutes);
+  const legacyCode = sql`${scanned.legacy ? 1 : 0}`;
   const batch = new Batch(db);
   batch.add(
     insertAdmission(
       db,
       { admissionId, ticketId, gate: context.gate, admittedAt: moment.at },
-      sql`${admissionJudgement(sql`${ticketId}`, boundMoment(moment))} = 'admittable'`,
+      sql`${admissionJudgement(sql`${ticketId}`, boundMoment(moment), legacyCode)} = 'admittable'`,
       claim ? claimHeld(claim) : sql`1`,
     ),
   );
@@ -97,7 +99,7 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
     });
   const ticket = batch.add(selectTicket(db, ticketId, null));
   const admission = batch.add(selectAdmissionOf(db, ticketId));
-  const judged = batch.add(selectAdmissionJudgement(db, ticketId, boundMoment(moment)));
+  const judged = batch.add(selectAdmissionJudgement(db, ticketId, boundMoment(moment), legacyCode));
   await batch.run();
   const row = ticket.value;
   // A genuine code for a ticket this database does not hold (it was signed

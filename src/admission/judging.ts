@@ -48,13 +48,24 @@ export type GateContext = GateKeys & {
 };
 
 /**
- * The ticket a scanned code names when the code is genuine (its signature
- * verifies), else null: an Ed25519 code, or an HMAC one printed before
- * those. The one place a gate reads a code, whatever its format.
+ * A genuine scanned code: the ticket it names, and whether it is of the
+ * earlier kind (HMAC, `MT1.…`), which admits only a ticket sold with one
+ * (tickets' `admissionJudgement`).
  */
-export async function ticketIdOfCode(code: string, keys: GateKeys): Promise<string | null> {
-  if (looksLikeTicketCode(code)) return (await verifyTicketCode(code, keys.codeKeys))?.tid ?? null;
-  return (await verifyTicketToken(code, keys.keys))?.ticketId ?? null;
+type ScannedCode = { ticketId: string; legacy: boolean };
+
+/**
+ * What a scanned code names when it is genuine (its signature verifies),
+ * else null: an Ed25519 code, or an HMAC one printed before those. The one
+ * place a gate reads a code, whatever its format.
+ */
+export async function scannedCodeOf(code: string, keys: GateKeys): Promise<ScannedCode | null> {
+  if (looksLikeTicketCode(code)) {
+    const claims = await verifyTicketCode(code, keys.codeKeys);
+    return claims && { ticketId: claims.tid, legacy: false };
+  }
+  const token = await verifyTicketToken(code, keys.keys);
+  return token && { ticketId: token.ticketId, legacy: true };
 }
 
 /** One answer for every code that is not genuine, so a forger learns nothing about which check failed. */

@@ -7,7 +7,7 @@ import { Batch, type Db, runStep } from "../platform/batch";
 import { sha256Hex } from "../platform/crypto";
 import type { IsoDate } from "../platform/dates";
 import { admissionJudgement, markAdmittedBy, ticketDateOf } from "../tickets/statements";
-import { type GateContext, scanMomentAt, ticketIdOfCode } from "./judging";
+import { type GateContext, scanMomentAt, scannedCodeOf } from "./judging";
 import type { Conflict, OfflineResult, OfflineUpload } from "./schemas";
 import {
   admissionsOfUpload,
@@ -15,6 +15,7 @@ import {
   insertOfflineScans,
   type OfflineScanInput,
   type OfflineScanRecord,
+  SCAN_LEGACY_CODE,
   SCAN_MOMENT,
   scanIdReused,
   selectConflicts,
@@ -59,10 +60,12 @@ async function inputsOf(upload: OfflineUpload, context: GateContext): Promise<Of
   return Promise.all(
     upload.scans.map(async ({ scanId, code, scannedAt }) => {
       const at = Date.parse(scannedAt) + correction;
+      const scanned = await scannedCodeOf(code, context);
       return {
         scanId,
         codeSha256: await sha256Hex(code),
-        ticketId: await ticketIdOfCode(code, context),
+        ticketId: scanned?.ticketId ?? null,
+        legacyCode: scanned?.legacy ?? false,
         deviceScannedAt: new Date(scannedAt).toISOString(),
         ...scanMomentAt(new Date(at), context.timeZone, context.earlyMinutes),
         rejected: at < now - OLDEST_SCAN_MS || at > now + FURTHEST_AHEAD_MS,
@@ -89,7 +92,8 @@ function resultOf(record: OfflineScanRecord): OfflineResult {
  * Judges and records an upload, in one batch (one D1 round trip; a reused
  * scanId: one more, to name it): a guard refuses the whole upload when a
  * scanId comes back with another code; then every new scan with its
- * outcome at its own time (the first admittable scan of a ticket admits it),
+ * outcome at its own time (a ticket's first entry admits it, or is
+ * `cancelled-after-entry`; its later ones are `already-admitted`),
  * their admissions, the tickets they admit, and the upload's scans as
  * recorded (a scanId sent before answers its first result). D1 runs one
  * write at a time, so nothing comes between a judgement and its admission.
@@ -99,7 +103,7 @@ export async function judgeUpload(db: Db, upload: OfflineUpload, context: GateCo
   if (within.length > 0) throw scanIdsReused(within);
   const scans = await inputsOf(upload, context);
   const scanIds = scans.map((scan) => scan.scanId);
-  const judgement = (ticketId: Parameters<typeof admissionJudgement>[0]) => admissionJudgement(ticketId, SCAN_MOMENT);
+  const judgement = (ticketId: Parameters<typeof admissionJudgement>[0]) => admissionJudgement(ticketId, SCAN_MOMENT, SCAN_LEGACY_CODE);
 
   const batch = new Batch(db);
   batch.guard(scanIdReused(context.gate, scans), async () => {

@@ -32,7 +32,7 @@ export const admitTicket = createRoute({
   operationId: "admitTicket",
   summary: "Admit a ticket at the gate",
   description:
-    "Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
+    "Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or, for a ticket sold before those came in, the code printed then (HMAC, `MT1.…`; a ticket sold since is admitted by its Ed25519 code alone). The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,
@@ -121,7 +121,7 @@ export const uploadOfflineScans = createRoute({
   operationId: "uploadOfflineScans",
   summary: "Upload scans a gate made offline",
   description:
-    "A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded, is its admission; every other outcome but `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.",
+    "A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded (within one upload: the earliest by corrected time), is its admission, or `cancelled-after-entry` when the ticket was cancelled after it; its later scans are `already-admitted`. Every outcome but `admitted` and `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.",
   tags: admissionTags,
   security: BASIC_AUTH,
   ...gates,

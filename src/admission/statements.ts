@@ -69,6 +69,8 @@ export type OfflineScanInput = {
   codeSha256: string;
   /** The ticket a genuine code names (null: the code is not genuine). */
   ticketId: string | null;
+  /** The code is of the earlier kind (HMAC, `MT1.…`). */
+  legacyCode: boolean;
   deviceScannedAt: string;
   /** The corrected scan time and the museum's date, time and latest entry time then. */
   at: string;
@@ -91,6 +93,9 @@ export const SCAN_MOMENT: ScanMoment = {
   time: scanField("time"),
   latestEntryTime: scanField("latestEntryTime"),
 };
+
+/** Whether the scan `s`'s code is of the earlier kind, for the rules of admission (tickets' `admissionJudgement`). */
+export const SCAN_LEGACY_CODE: Sql = scanField("legacyCode");
 
 /** The upload's scans as the rows `s` of json_each, in scan order. */
 const scansOf = (scans: OfflineScanInput[]) => sql`json_each(${JSON.stringify(scans)}) s`;
@@ -116,14 +121,27 @@ export function selectScanCodes(db: Db, gate: string, scanIds: string[]): Step<M
 }
 
 /**
- * Records the upload's new scans with their outcome, as if judged one after
- * another in scan order: rejected; else the judgement at the scan's moment
- * (`judgement` of a ticket, tickets' `admissionJudgement` of the scan `s`;
- * NULL, no such ticket: not genuine), where the first admittable new scan of
- * a ticket is `admitted` and the admittable ones after it `already-admitted`.
- * A scanId `gate` uploaded before keeps its row. `ticketDate`: the date of a
- * ticket (tickets' `ticketDateOf`). The scans are read once (MATERIALIZED),
- * each judged once.
+ * True when an earlier upload recorded the ticket `ticketId` (an SQL
+ * expression) as entered, then cancelled: its `cancelled-after-entry` scan
+ * (the partial index of migrations/0020). An entry that admitted is the
+ * ticket's admission, which its judgement reads already.
+ */
+const entryRecorded = (ticketId: Sql) =>
+  sql`EXISTS (SELECT 1 FROM offline_scans o WHERE o.ticket_id = ${ticketId} AND o.outcome = 'cancelled-after-entry')`;
+
+/**
+ * Records the upload's new scans with their outcome: rejected; else the
+ * judgement at the scan's moment (`judgement` of a ticket, tickets'
+ * `admissionJudgement` of the scan `s`; NULL, no such ticket: not genuine).
+ * A scan judged `admittable` or `cancelled-after-entry` is an entry; a
+ * ticket has one first entry, `admitted` (or, cancelled since the scan,
+ * `cancelled-after-entry`: used, then refunded), and every later one is
+ * `already-admitted`. First is the first to reach the service (an entry an
+ * earlier request recorded), then, within the upload, the earliest by
+ * corrected `scannedAt` (ties: upload order). A scanId `gate` uploaded
+ * before keeps its row. `ticketDate`: the date of a ticket (tickets'
+ * `ticketDateOf`). The scans are read once (MATERIALIZED, before any row is
+ * written), each judged once.
  */
 export function insertOfflineScans(
   db: Db,
@@ -136,20 +154,22 @@ export function insertOfflineScans(
   return step(
     db,
     sql`WITH judged AS MATERIALIZED (
-          SELECT s.key, s.value, ${ticketId} AS ticket_id, ${ticketDate(ticketId)} AS ticket_date,
-                 ${scanField("rejected")} AS rejected, ${judgement(ticketId)} AS judgement, ${scanKnown(gate)} AS known
+          SELECT s.key, s.value, ${ticketId} AS ticket_id, ${ticketDate(ticketId)} AS ticket_date, ${scanField("at")} AS at,
+                 ${scanField("rejected")} AS rejected, ${judgement(ticketId)} AS judgement, ${scanKnown(gate)} AS known,
+                 ${entryRecorded(ticketId)} AS entry_recorded
             FROM ${scansOf(scans)}),
-        admitting AS (
-          SELECT ticket_id, min(key) AS key FROM judged
-           WHERE judgement = 'admittable' AND NOT rejected AND NOT known GROUP BY ticket_id)
+        entries AS (
+          SELECT key, judgement, entry_recorded, row_number() OVER (PARTITION BY ticket_id ORDER BY at, key) AS nth
+            FROM judged
+           WHERE judgement IN ('admittable', 'cancelled-after-entry') AND NOT rejected AND NOT known)
         INSERT INTO offline_scans (gate, scan_id, code_sha256, ticket_id, ticket_date, device_scanned_at, scanned_at, scanned_on, outcome)
         SELECT ${gate}, ${scanField("scanId")}, ${scanField("codeSha256")}, CASE WHEN s.ticket_date IS NOT NULL THEN s.ticket_id END,
-               s.ticket_date, ${scanField("deviceScannedAt")}, ${scanField("at")}, ${scanField("today")},
+               s.ticket_date, ${scanField("deviceScannedAt")}, s.at, ${scanField("today")},
                CASE WHEN s.rejected THEN 'rejected'
-                    WHEN s.judgement = 'admittable' AND s.key = (SELECT a.key FROM admitting a WHERE a.ticket_id = s.ticket_id) THEN 'admitted'
-                    WHEN s.judgement = 'admittable' THEN 'already-admitted'
-                    ELSE coalesce(s.judgement, 'invalid-ticket-code') END
-          FROM judged s
+                    WHEN e.key IS NULL THEN coalesce(s.judgement, 'invalid-ticket-code')
+                    WHEN e.nth = 1 AND NOT e.entry_recorded THEN CASE e.judgement WHEN 'admittable' THEN 'admitted' ELSE e.judgement END
+                    ELSE 'already-admitted' END
+          FROM judged s LEFT JOIN entries e ON e.key = s.key
          WHERE NOT s.known
          ORDER BY s.key
         ON CONFLICT (gate, scan_id) DO NOTHING`,

@@ -112,6 +112,8 @@ export const PROBLEM_TYPES = {
   orderReleased: "/problems/order-released",
   orderConfirmed: "/problems/order-confirmed",
   ticketHeld: "/problems/ticket-held",
+  /** The image of a ticket whose hold was released or ran out: never sold, it has no code. */
+  holdEnded: "/problems/hold-ended",
   /** Ticket categories (docs/orders.md): the default is never accompanied nor retired; a child's ticket needs a companion's. */
   defaultCategory: "/problems/default-category",
   accompanimentRequired: "/problems/accompaniment-required",

@@ -121,7 +121,8 @@ export async function loadTicketImage(
 }
 
 /**
- * Renders tickets just sold (by the account `soldBy`) into the caches
+ * Renders tickets just sold (by the account `soldBy`; never a held order's:
+ * a ticket not sold has no image) into the caches
  * `GET /tickets/{id}/qr` reads (same ETag, same signer), from the sale's own
  * answer (no read), and remembers their facts with their seller, so the
  * kiosk's first fetch of an image draws nothing and reads no D1. Run off the
@@ -130,7 +131,7 @@ export async function loadTicketImage(
  * renders as it would without this.
  */
 export async function prerenderSoldTickets(
-  sales: readonly Omit<TicketForImage, "cancelled" | "held">[],
+  sales: readonly Omit<TicketForImage, "cancelled">[],
   soldBy: string,
   signer: CodeSigner,
 ): Promise<void> {

@@ -4,27 +4,40 @@ import { D1_BOOKMARK_HEADER } from "../middleware/d1-session";
 import { readFresh } from "../platform/fresh-read";
 import { ticketNotFound } from "../tickets/problems";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./cache";
-import { lookUpTicketForImage } from "./lookup";
+import { lookUpTicketForImage, type TicketImageLookup } from "./lookup";
 import { codeKeysOf, codeSignerAt } from "./code-keys";
 import type * as routes from "./routes";
 
-export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
-  const { ticketId } = c.req.valid("param");
-  // A client that sends a session bookmark reads its own writes (README, "Read
-  // replicas"): only a request without one may be answered from this isolate's memory.
-  const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
-  let ticket = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, c.var.principal, mayRecall));
-  if (!ticket) throw ticketNotFound(ticketId);
-  // Held on a replica: its confirmation may have just been written on the primary.
-  if (ticket.held) ticket = (await lookUpTicketForImage(c.var.primaryDb(), ticketId, c.var.principal, false)) ?? ticket;
-  if (ticket.held) {
-    throw new ProblemError(409, {
+/** The 409 of a ticket that was never sold, so has no image and no code: held, or its hold ended. */
+function notSold(ticketId: string, state: Exclude<TicketImageLookup["state"], "sold">): ProblemError {
+  if (state === "held") {
+    return new ProblemError(409, {
       type: PROBLEM_TYPES.ticketHeld,
       title: "Ticket held",
       detail: "This ticket is held for an order being paid for: it has no image and no code until the order is confirmed.",
       extensions: { ticketId },
     });
   }
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.holdEnded,
+    title: "Hold ended",
+    detail: "This ticket's hold was released or ran out: it was never sold, so it has no image and no code (unless a late confirmation of its order sells it).",
+    extensions: { ticketId },
+  });
+}
+
+export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async (c) => {
+  const { ticketId } = c.req.valid("param");
+  // A client that sends a session bookmark reads its own writes (README, "Read
+  // replicas"): only a request without one may be answered from this isolate's memory.
+  const mayRecall = c.req.header(D1_BOOKMARK_HEADER) === undefined;
+  let found = await readFresh(c.var, (db) => lookUpTicketForImage(db, ticketId, c.var.principal, mayRecall));
+  if (!found) throw ticketNotFound(ticketId);
+  // Not sold on a replica: its confirmation (late too) may have just been written on the primary.
+  if (found.state !== "sold") found = (await lookUpTicketForImage(c.var.primaryDb(), ticketId, c.var.principal, false)) ?? found;
+  // Before the ETag: a ticket never sold has no image, so If-None-Match matches nothing.
+  if (found.state !== "sold") throw notSold(ticketId, found.state);
+  const { ticket } = found;
 
   const signer = codeSignerAt(codeKeysOf(c.env), new Date());
   const etag = await ticketImageEtag(ticket, signer);

@@ -7,8 +7,9 @@ import { TtlCache } from "../platform/ttl-cache";
 import { sellerScope } from "../tickets/access";
 import type { TicketType } from "../tickets/schemas";
 import { selectTicket, type TicketRow } from "../tickets/statements";
+import { type SaleState, saleStateOf } from "../tickets/status";
 
-/** What the ticket image shows; never the buyer's contact details. */
+/** What the image of a sold ticket shows; never the buyer's contact details. */
 export type TicketForImage = {
   ticketId: string;
   ticketType: TicketType;
@@ -20,10 +21,15 @@ export type TicketForImage = {
   entryTime?: string;
   /** The name of the ticket's category, as the category is named now. */
   categoryName: string;
+  /** Cancelled after its sale: the card says so; its code stays genuine, and gates learn of it from the revocation feed. */
   cancelled: boolean;
-  /** Held for an order being paid for: no image, no code yet. */
-  held?: boolean;
 };
+
+/**
+ * A ticket as the image route finds it: sold, with what its image shows; or
+ * never sold (held, or its hold ended), so no image and no code at all.
+ */
+export type TicketImageLookup = { state: "sold"; ticket: TicketForImage } | { state: Exclude<SaleState, "sold"> };
 
 /**
  * This isolate's memory of what a ticket's image shows, for
@@ -44,28 +50,31 @@ type RememberedTicket = { ticket: TicketForImage; soldBy: string };
 const lookups = new TtlCache<RememberedTicket>({ maxEntries: 1_000, ttlMs: TICKET_LOOKUP_TTL_MS });
 
 /**
- * The ticket `ticketId` as its image shows it, or null for a ticket that is
- * unknown or not `principal`'s to see (tickets/access.ts). `mayRecall`: the
- * caller may be answered from this isolate's memory (a client that sends a
- * session bookmark reads its own writes, so it may not). A remembered ticket
- * the caller may not see is not an answer: the caller reads D1 as for an
- * unknown id, and gets the same 404 after the same work.
+ * The ticket `ticketId` as the image route finds it, or null for a ticket
+ * that is unknown or not `principal`'s to see (tickets/access.ts).
+ * `mayRecall`: the caller may be answered from this isolate's memory (a
+ * client that sends a session bookmark reads its own writes, so it may not).
+ * A remembered ticket the caller may not see is not an answer: the caller
+ * reads D1 as for an unknown id, and gets the same 404 after the same work.
+ * Only sold tickets are remembered: a sale is never undone, while a held
+ * ticket, or one whose hold ended, may be confirmed (late) in another isolate.
  */
 export async function lookUpTicketForImage(
   db: Db,
   ticketId: string,
   principal: Principal,
   mayRecall: boolean,
-): Promise<TicketForImage | null> {
+): Promise<TicketImageLookup | null> {
   const seller = sellerScope(principal);
   const remembered = mayRecall ? lookups.get(ticketId) : undefined;
-  if (remembered && (seller === null || remembered.soldBy === seller)) return remembered.ticket;
+  if (remembered && (seller === null || remembered.soldBy === seller)) return { state: "sold", ticket: remembered.ticket };
   const row = await runStep(selectTicket(db, ticketId, seller));
   if (!row) return null;
+  const state = saleStateOf(row);
+  if (state !== "sold") return { state };
   const ticket = ticketForImageOf(row);
-  // A held ticket is soon confirmed (or gone): it is read afresh each time.
-  if (!ticket.held) rememberTicket(ticket, row.sold_by);
-  return ticket;
+  rememberTicket(ticket, row.sold_by);
+  return { state, ticket };
 }
 
 function ticketForImageOf(row: TicketRow): TicketForImage {
@@ -79,13 +88,11 @@ function ticketForImageOf(row: TicketRow): TicketForImage {
     ...(row.event_name === null ? {} : { eventName: row.event_name }),
     ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
     categoryName: row.category_name,
-    // A hold that ran out is cancelled from its end on, recorded or not.
-    cancelled: row.cancelled_at !== null || row.hold_expired === 1,
-    held: row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1,
+    cancelled: row.cancelled_at !== null,
   };
 }
 
-/** Remembers a ticket sold by the account `soldBy`, so the kiosk's next fetch of its image reads no D1. */
+/** Remembers a sold ticket, sold by the account `soldBy`, so the kiosk's next fetch of its image reads no D1. */
 export function rememberTicket(ticket: TicketForImage, soldBy: string): void {
   lookups.set(ticket.ticketId, { ticket, soldBy });
 }

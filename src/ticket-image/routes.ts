@@ -11,7 +11,7 @@ export const getTicketCode = createRoute({
   operationId: "getTicketCode",
   summary: "Get ticket QR code",
   description:
-    "Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).",
+    "Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. A ticket never sold (held, or its hold released or run out) has no image and no code: 409. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).",
   tags: ["Tickets"],
   security: BASIC_AUTH,
   ...staff,
@@ -35,7 +35,8 @@ export const getTicketCode = createRoute({
     },
     304: { description: "The image has not changed since the ETag sent in If-None-Match." },
     409: {
-      description: "`/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed.",
+      description:
+        "`/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed. `/problems/hold-ended`: the ticket's hold was released or ran out; it was never sold, so it has no image and no code (unless a late confirmation of its order sells it).",
       content: { "application/problem+json": { schema: ProblemSchema } },
     },
     ...problemResponses(400, 401, 403, 404),

@@ -405,14 +405,16 @@ export type AdmissionJudgement =
  * `moment`: cancelled before the scan, already admitted, not for the scan's
  * day, before its entry window, a general ticket after its day's closing
  * time; a ticket cancelled after the scan that was otherwise admittable was
- * used, then refunded (online the scan is now, so that never happens). A
- * ticket held for an order (its hold live, run out or released) was never
- * sold and has no code: a code naming it is not genuine.
+ * used, then refunded (online the scan is now, so that never happens). Not
+ * genuine, whatever else holds: a code naming a ticket held for an order (its
+ * hold live, run out or released: never sold, it has no code), and a code of
+ * the earlier kind (`legacyCode`, an SQL condition) naming a ticket not sold
+ * with one (migrations/0020).
  */
-function judgementOf(moment: ScanMoment): Sql {
+function judgementOf(moment: ScanMoment, legacyCode: Sql): Sql {
   const timeClose = planField(dayPlanOn(sql`t.ticket_date`), "timeClose");
   return sql`(CASE
-    WHEN t.hold_until IS NOT NULL THEN 'invalid-ticket-code'
+    WHEN t.hold_until IS NOT NULL OR (${legacyCode} AND NOT t.sold_with_legacy_code) THEN 'invalid-ticket-code'
     WHEN t.cancelled_at IS NOT NULL AND t.cancelled_at <= ${moment.at} THEN 'ticket-cancelled'
     WHEN t.admitted_at IS NOT NULL THEN 'already-admitted'
     WHEN t.ticket_date <> ${moment.today} THEN 'not-valid-today'
@@ -422,9 +424,13 @@ function judgementOf(moment: ScanMoment): Sql {
     ELSE 'admittable' END)`;
 }
 
-/** The judgement of admitting the ticket `ticketId` (an SQL expression) at `moment`; NULL when there is no such ticket. */
-export function admissionJudgement(ticketId: Sql, moment: ScanMoment): Sql {
-  return sql`(SELECT ${judgementOf(moment)} FROM tickets t WHERE t.ticket_id = ${ticketId})`;
+/**
+ * The judgement of admitting the ticket `ticketId` (an SQL expression) at
+ * `moment` by a code of the earlier kind or not (`legacyCode`, an SQL
+ * condition); NULL when there is no such ticket.
+ */
+export function admissionJudgement(ticketId: Sql, moment: ScanMoment, legacyCode: Sql): Sql {
+  return sql`(SELECT ${judgementOf(moment, legacyCode)} FROM tickets t WHERE t.ticket_id = ${ticketId})`;
 }
 
 /** The judgement of admitting the ticket `ticketId` at `moment` as it stands, and its day's closing time (null: no such ticket). */
@@ -432,10 +438,11 @@ export function selectAdmissionJudgement(
   db: Db,
   ticketId: string,
   moment: ScanMoment,
+  legacyCode: Sql,
 ): Step<{ judgement: AdmissionJudgement; time_close: string | null } | null> {
   return step(
     db,
-    sql`SELECT ${judgementOf(moment)} AS judgement, ${planField(dayPlanOn(sql`t.ticket_date`), "timeClose")} AS time_close
+    sql`SELECT ${judgementOf(moment, legacyCode)} AS judgement, ${planField(dayPlanOn(sql`t.ticket_date`), "timeClose")} AS time_close
           FROM tickets t WHERE t.ticket_id = ${ticketId}`,
     read.first<{ judgement: AdmissionJudgement; time_close: string | null }>(),
   );

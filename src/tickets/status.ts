@@ -31,6 +31,20 @@ export function isHeld(row: TicketRow): boolean {
   return row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1;
 }
 
+/**
+ * Whether a ticket was ever sold, which decides whether it has a code:
+ * `sold` (sold at once or confirmed; it has a code, cancelled since or not),
+ * `held` (a live hold: no code yet), `hold-ended` (its hold was released or
+ * ran out, however: never sold, so never a code, until a late confirmation
+ * sells it).
+ */
+export type SaleState = "sold" | "held" | "hold-ended";
+
+export function saleStateOf(row: TicketRow): SaleState {
+  if (row.hold_until === null) return "sold";
+  return isHeld(row) ? "held" : "hold-ended";
+}
+
 /** A ticket's status (held, cancelled, admitted or valid), with its cancellation's trail. */
 export function ticketStatusOf(ticket: TicketRow, currency: string): TicketStatus {
   const row = settled(ticket);

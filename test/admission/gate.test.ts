@@ -4,14 +4,15 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkTicketCode, type GateConfig, type GateKeySet } from "museum-api-client/gate";
-import { codeKeysOf, codeSignerAt, signingKeysFromEnv, signTicketCode, signTicketToken, verifyTicketCode } from "../../src/ticket-image";
+import { codeKeysOf, codeSignerAt, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../support/d1-faults";
 import { api, expectProblem } from "../support/helpers";
 import { decodeQrPng } from "../support/qr-decode";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
-import { buy, createEvent, order, type OrderResponse, type PurchaseResponse } from "../tickets/fixtures";
+import { legacyCodeOf, ticketCodeOf } from "../support/ticket-codes";
+import { buy, cancel, createEvent, order, type OrderResponse, type PurchaseResponse } from "../tickets/fixtures";
 import { resultsOf, scanOf, upload } from "./offline-helpers";
 
 afterEach(() => clearD1Faults());
@@ -37,18 +38,79 @@ async function imageCode(ticketId: string): Promise<string> {
   return code!;
 }
 
+/**
+ * Moves the ticket's sale to a second before or after the moment migration
+ * 0016 (which came with the Ed25519 codes) was recorded as applied, then runs
+ * migration 0020's backfill again, as it ran on a deployed database.
+ */
+async function soldAround0016(ticketIds: { before: string[]; after: string[] }) {
+  const move = (ticketId: string, offset: string) =>
+    env.DB.prepare(
+      `UPDATE tickets SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', (SELECT applied_at FROM d1_migrations WHERE name = '0016_offline_scans.sql'), ?2)
+        WHERE ticket_id = ?1`,
+    ).bind(ticketId, offset);
+  const backfill = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0020_"))!.queries.filter((query) => query.includes("SET sold_with_legacy_code = 1"));
+  expect(backfill).toHaveLength(1);
+  await env.DB.batch([
+    ...ticketIds.before.map((id) => move(id, "-1 second")),
+    ...ticketIds.after.map((id) => move(id, "+1 second")),
+    ...backfill.map((query) => env.DB.prepare(query)),
+  ]);
+}
+
 describe("codes at the gate", () => {
-  it("admits the Ed25519 code of the ticket's image, and a code printed before (HMAC) alike", async () => {
+  it("admits the Ed25519 code of the ticket's image", async () => {
     useClock("2031-03-04T15:00:00Z"); // a Tuesday, 10:00 in New York
     const ticket = await sold({ ticketType: "general", ticketDate: "2031-03-04" });
     const code = await imageCode(ticket.ticketId);
     expect(code.split(".")).toHaveLength(3);
     expect(await verifyTicketCode(code, codeKeysOf(env))).toMatchObject({ tid: ticket.ticketId, typ: "general", cat: "adult", kid: "T1" });
     expect((await scan(code)).status).toBe(201);
+  });
 
-    const printedBefore = await sold({ ticketType: "general", ticketDate: "2031-03-04" });
-    const legacy = await signTicketToken(printedBefore, signingKeysFromEnv(env));
-    expect((await scan(legacy)).status).toBe(201);
+  it("admits a code printed before (HMAC) only for a ticket sold before the Ed25519 codes came in, online and uploaded", async () => {
+    useClock("2031-03-04T15:00:00Z");
+    const line = { ticketType: "general", ticketDate: "2031-03-04" };
+    const [printedBefore, uploadedBefore, soldAfter, cancelledAfter, uploadedAfter, sinceMigration] = await Promise.all(
+      Array.from({ length: 6 }, () => sold(line)),
+    );
+    const heldRes = await order({ holdMinutes: 15, tickets: [line] });
+    expect(heldRes.status).toBe(201);
+    const held = ((await heldRes.json()) as OrderResponse).tickets[0]!;
+    await soldAround0016({
+      before: [printedBefore!.ticketId, uploadedBefore!.ticketId, held.ticketId],
+      after: [soldAfter!.ticketId, cancelledAfter!.ticketId, uploadedAfter!.ticketId],
+    });
+    expect((await cancel(`/tickets/${cancelledAfter!.ticketId}`)).status).toBe(200);
+
+    // Sold since: its code of the earlier kind is forged, refused as any forgery is (even once cancelled: no hint which check failed).
+    const forged = await expectProblem(await scan("MT1.K1.G20310304.AAAAAAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAA"), 422);
+    for (const ticket of [soldAfter!, cancelledAfter!, sinceMigration!]) {
+      const problem = await expectProblem(await scan(await legacyCodeOf(ticket)), 422);
+      expect(problem).toEqual({ ...forged, requestId: problem.requestId });
+    }
+    // A held ticket had no code, whenever it was held.
+    expect((await expectProblem(await scan(await legacyCodeOf({ ...held, ticketType: "general" })), 422)).type).toBe("/problems/invalid-ticket-code");
+    // Sold before: admitted by the code printed then.
+    expect((await scan(await legacyCodeOf(printedBefore!))).status).toBe(201);
+    // Its Ed25519 code admits a ticket sold since.
+    expect((await scan(await ticketCodeOf(soldAfter!.ticketId))).status).toBe(201);
+
+    const results = await resultsOf(await upload([scanOf(await legacyCodeOf(uploadedBefore!)), scanOf(await legacyCodeOf(uploadedAfter!))]));
+    expect(results.map((r) => [r.ticketId, r.outcome])).toEqual([
+      [uploadedBefore!.ticketId, "admitted"],
+      [uploadedAfter!.ticketId, "invalid-ticket-code"],
+    ]);
+    const admitted = await env.DB.prepare("SELECT ticket_id FROM admissions WHERE ticket_id IN (?1, ?2, ?3, ?4, ?5) ORDER BY ticket_id")
+      .bind(printedBefore!.ticketId, uploadedBefore!.ticketId, soldAfter!.ticketId, uploadedAfter!.ticketId, sinceMigration!.ticketId)
+      .all<{ ticket_id: string }>();
+    expect(admitted.results.map((row) => row.ticket_id)).toEqual([printedBefore!.ticketId, uploadedBefore!.ticketId, soldAfter!.ticketId].sort());
+
+    // An offline gate admits none of them: its verifier reads Ed25519 codes only.
+    const keys = (await (await api("/v1.1/gate/keys", { as: "gate" })).json()) as GateKeySet;
+    const config = (await (await api("/v1.1/gate/config", { as: "gate" })).json()) as GateConfig;
+    const offline = await checkTicketCode({ code: await legacyCodeOf(uploadedBefore!), keys, config, now: new Date() });
+    expect(offline.outcome).toBe("invalid-ticket-code");
   });
 
   it("refuses forged codes alike (alg none, HS256, unknown kid, a member more, altered, truncated) before any D1 read", async () => {

@@ -110,5 +110,8 @@ describe("a cancellation racing an upload", () => {
     const cancelled = responses[5]!.status === 200;
     expect(outcomes.filter((o) => o === "admitted")).toHaveLength(cancelled ? 0 : 1);
     expect(await admissionsOf(ticket.ticketId)).toHaveLength(cancelled ? 0 : 1);
+    // Cancelled first: every scan was made before it, and the first upload to arrive holds the ticket's one entry.
+    expect(outcomes.filter((o) => o === "cancelled-after-entry")).toHaveLength(cancelled ? 1 : 0);
+    expect(outcomes.filter((o) => o === "already-admitted")).toHaveLength(4);
   });
 });

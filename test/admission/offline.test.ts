@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { useClock } from "../support/clock";
 import { ACCOUNTS, api, dumpDatabase, expectProblem, expectValidationError } from "../support/helpers";
+import { codeFor } from "../support/ticket-codes";
 import { buy, cancel, createEvent, type PurchaseResponse } from "../tickets/fixtures";
 import { codeOf, type Conflict, HOUR, MINUTE, resultsOf, scanOf, upload } from "./offline-helpers";
 
@@ -71,7 +72,7 @@ describe("POST /admissions/offline: judging", () => {
       { scanId: crypto.randomUUID(), code: await codeOf(tomorrow), scannedAt: at("12:00") }, // not that day
       { scanId: crypto.randomUUID(), code: await codeOf(eventTicket), scannedAt: at("21:30") }, // an event ticket: all day
       { scanId: crypto.randomUUID(), code: "not a code", scannedAt: at("12:00") },
-      { scanId: crypto.randomUUID(), code: await codeOf({ ...timed, ticketId: crypto.randomUUID() }), scannedAt: at("12:00") },
+      { scanId: crypto.randomUUID(), code: await codeFor({ ...timed, ticketId: crypto.randomUUID(), category: "adult" }), scannedAt: at("12:00") },
     ];
     const results = await resultsOf(await upload(scans));
     expect(results.map((r) => r.outcome)).toEqual([
@@ -132,6 +133,67 @@ describe("POST /admissions/offline: judging", () => {
       expect(status.admittedAt).toBeUndefined();
     }
     expect((await conflictsOf(day)).map((c) => c.outcome)).toEqual(["ticket-cancelled", "cancelled-after-entry"]);
+  });
+
+  it("of a ticket's scans made before its cancellation, the first by scannedAt is cancelled-after-entry, the later ones already-admitted", async () => {
+    const day = "2031-01-23";
+    useClock("2031-01-23T15:00:00Z"); // 10:00 in New York
+    const ticket = await sold({ ticketType: "event", eventId: await createEvent([day]), ticketDate: day });
+    const code = await codeOf(ticket);
+    useClock("2031-01-23T16:00:00Z"); // 11:00: refunded
+    expect((await cancel(`/tickets/${ticket.ticketId}`)).status).toBe(200);
+    useClock("2031-01-23T17:00:00Z"); // 12:00: uploaded
+    const at = (time: string) => new Date(`${day}T${time}:00-05:00`).toISOString();
+    // In the device's list out of time order: the upload's order does not decide which came first.
+    const scans = [
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:40") },
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:20") },
+      { scanId: crypto.randomUUID(), code, scannedAt: at("11:30") }, // after the refund
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:30") },
+    ];
+    const results = await resultsOf(await upload(scans));
+    expect(results.map((r) => r.outcome)).toEqual(["already-admitted", "cancelled-after-entry", "ticket-cancelled", "already-admitted"]);
+    expect(results.every((r) => r.admittedAt === undefined)).toBe(true);
+
+    // A later upload (another gate's, here admin's) with a scan made before all of these: the first entry reached the service already.
+    const [late] = await resultsOf(await upload([{ scanId: crypto.randomUUID(), code, scannedAt: at("10:05") }], { as: "admin" }));
+    expect(late!.outcome).toBe("already-admitted");
+    // Sent again, the first upload answers as it did.
+    expect(await resultsOf(await upload(scans))).toEqual(results);
+
+    const conflicts = await conflictsOf(day);
+    expect(conflicts.map((c) => [c.scannedAt, c.outcome])).toEqual([
+      [at("10:40"), "already-admitted"],
+      [at("10:20"), "cancelled-after-entry"],
+      [at("11:30"), "ticket-cancelled"],
+      [at("10:30"), "already-admitted"],
+      [at("10:05"), "already-admitted"],
+    ]);
+    const status = (await (await api(`/v1.1/tickets/${ticket.ticketId}`)).json()) as Record<string, string>;
+    expect(status).toMatchObject({ status: "cancelled" });
+    expect(status.admittedAt).toBeUndefined();
+  });
+
+  it("of a valid ticket's scans in one upload, the first by scannedAt admits it, at its time", async () => {
+    const day = "2031-01-24";
+    useClock("2031-01-24T15:00:00Z");
+    const ticket = await sold({ ticketType: "event", eventId: await createEvent([day]), ticketDate: day });
+    const code = await codeOf(ticket);
+    useClock("2031-01-24T17:00:00Z");
+    const at = (time: string) => new Date(`${day}T${time}:00-05:00`).toISOString();
+    const scans = [
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:40") },
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:20") },
+      { scanId: crypto.randomUUID(), code, scannedAt: at("10:20") }, // the same moment: the upload's order decides
+    ];
+    const results = await resultsOf(await upload(scans));
+    expect(results.map((r) => [r.outcome, r.admittedAt])).toEqual([
+      ["already-admitted", at("10:20")],
+      ["admitted", at("10:20")],
+      ["already-admitted", at("10:20")],
+    ]);
+    const status = (await (await api(`/v1.1/tickets/${ticket.ticketId}`)).json()) as Record<string, string>;
+    expect(status).toMatchObject({ status: "admitted", admittedAt: at("10:20") });
   });
 
   it("rejects a stale scan and one too far ahead without refusing the rest; rejected scans are no conflicts", async () => {

@@ -57,10 +57,10 @@ const MAY_IMPORT: Record<string, string[]> = {
     // A line's category: its price, whether it is on sale, and whether it needs a companion.
     "categories/schemas.ts", "categories/statements.ts",
   ],
-  // The image of a ticket, for whoever may see the ticket.
+  // The image of a ticket, for whoever may see the ticket, and only once it is sold.
   "ticket-image": [
     "env.ts", "platform", "http", "middleware",
-    "tickets/statements.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts",
+    "tickets/statements.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/status.ts",
   ],
   // Admission checks a code's signature (ticket-image) and writes the admission;
   // the gate's configuration reads the hours and the category names.

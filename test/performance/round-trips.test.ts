@@ -12,11 +12,11 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { signingKeysFromEnv, signTicketToken } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { decodeQrPng } from "../support/qr-decode";
 import { api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
+import { ticketCodeOf } from "../support/ticket-codes";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
 import { subscribe, subscriberUrl } from "../webhooks/helpers";
 import { setTestVars } from "../support/worker";
@@ -36,7 +36,7 @@ type Fixture = {
   etag: string;
   /** A ticket whose image was never rendered, one per request that renders. */
   unrendered: string[];
-  /** The HMAC code of a ticket for today (printed before Ed25519 codes), never admitted, one per admission. */
+  /** The code (Ed25519) of a ticket for today, never admitted, one per admission. */
   admittable: string[];
   /** The code a ticket for today, never admitted, prints on its image (Ed25519). */
   printedCode: string;
@@ -55,6 +55,8 @@ type Fixture = {
   /** Held orders: one to confirm, one whose hold to extend. */
   confirmableOrderId: string;
   extendableOrderId: string;
+  /** A ticket of a held order released: never sold, no image. */
+  releasedTicketId: string;
 };
 
 type Budget = {
@@ -126,6 +128,8 @@ const BUDGETS: Budget[] = [
     send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}/qr`, { "If-None-Match": f.etag })(),
   },
   { request: "GET /tickets/{id}/qr, render", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.unrendered.pop()}/qr`)() },
+  // Read again on the primary: a late confirmation may have just been written there.
+  { request: "GET /tickets/{id}/qr, hold ended", roundTrips: 2, status: 409, send: (f) => get(`/v1.1/tickets/${f.releasedTicketId}/qr`)() },
   {
     request: "POST /tickets, general, image prerendered after the sale",
     roundTrips: 1,
@@ -246,6 +250,12 @@ describe("D1 round trips per request, login remembered", () => {
     fixture.eventId = await createEvent(["2026-12-05"], { capacity: 1000 });
     const timed = { closed: false, timeOpen: "09:00", timeClose: "18:00", capacity: 1000, entrySlotMinutes: 30, slotCapacity: 100 };
     expect((await send("PUT", `/v1.1/museum-hours/exceptions/${TIMED_DAY}`, timed)).status).toBe(201);
+    // Released before the cached image is fetched: a cancellation forgets the isolate's remembered tickets.
+    const held = await post("/v1.1/orders", { ...orderOf(1), holdMinutes: 15 });
+    expect(held.status).toBe(201);
+    const released = await post(`/v1.1/orders/${((await held.json()) as { orderId: string }).orderId}/cancellation`, {});
+    expect(released.status).toBe(200);
+    fixture.releasedTicketId = ((await released.json()) as { tickets: { ticketId: string }[] }).tickets[0]!.ticketId;
     const cached = await sold(GENERAL);
     fixture.cachedTicketId = cached.ticketId;
     fixture.confirmationCode = cached.confirmationCode;
@@ -258,9 +268,9 @@ describe("D1 round trips per request, login remembered", () => {
     expect((await post("/v1.1/tickets", GENERAL, { "Idempotency-Key": "budget-replay" })).status).toBe(201);
     // A ticket for today (an event's, so the museum's opening hours do not matter) and its code.
     const today = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
-    const code = await signTicketToken(today, signingKeysFromEnv(env));
+    const code = await ticketCodeOf(today.ticketId);
     const another = await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY });
-    fixture.admittable = [await signTicketToken(another, signingKeysFromEnv(env)), code];
+    fixture.admittable = [await ticketCodeOf(another.ticketId), code];
     fixture.printedCode = await printedCode((await sold({ ...GENERAL, ticketType: "event", eventId: await createEvent([TODAY]), ticketDate: TODAY })).ticketId);
     fixture.cancellable = [(await sold(GENERAL)).ticketId];
     const scannedAt = new Date(Date.parse(NOW) - 60_000).toISOString();

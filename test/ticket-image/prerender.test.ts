@@ -11,7 +11,7 @@ import {
   signTicketCode,
   ticketImageEtag,
 } from "../../src/ticket-image";
-import { lookUpTicketForImage } from "../../src/ticket-image/lookup";
+import { lookUpTicketForImage, type TicketForImage } from "../../src/ticket-image/lookup";
 import { useClock } from "../support/clock";
 import { ACCOUNTS, api } from "../support/helpers";
 import { countRenders } from "../support/render-count";
@@ -42,9 +42,16 @@ async function fetchImage(ticketId: string) {
   return { etag: res.headers.get("ETag"), png: new Uint8Array(await res.arrayBuffer()), roundTrips };
 }
 
+/** The sold ticket `ticketId` as its image shows it, read from D1. */
+async function storedTicket(ticketId: string): Promise<TicketForImage> {
+  const found = await lookUpTicketForImage(env.DB, ticketId, ADMIN, false);
+  if (found?.state !== "sold") throw new Error(`ticket ${ticketId} is not sold`);
+  return found.ticket;
+}
+
 /** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
 async function freshRender(ticketId: string) {
-  const ticket = (await lookUpTicketForImage(env.DB, ticketId, ADMIN, false))!;
+  const ticket = await storedTicket(ticketId);
   const signer = codeSignerAt(codeKeysOf(env), new Date());
   return { etag: await ticketImageEtag(ticket, signer), png: await renderTicketPng(ticket, await signTicketCode(ticket, signer)) };
 }
@@ -106,7 +113,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
   it("a fetch that arrives before the pre-render began and misses the edge cache does not draw the image a second time", async () => {
     setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
-    const ticket = (await lookUpTicketForImage(env.DB, body.ticketId, ADMIN, false))!;
+    const ticket = await storedTicket(body.ticketId);
     const signer = codeSignerAt(codeKeysOf(env), new Date());
     const etag = await ticketImageEtag(ticket, signer);
     await ensureResvg();

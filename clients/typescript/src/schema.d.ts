@@ -260,7 +260,7 @@ export interface paths {
         };
         /**
          * Get ticket QR code
-         * @description Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).
+         * @description Return an image of your ticket with scannable QR code. Used for event entry. The QR code carries a signed token naming the ticket; a cancelled ticket's image says CANCELLED. A ticket never sold (held, or its hold released or run out) has no image and no code: 409. Send `If-None-Match` with the last `ETag` to get `304` while the ticket is unchanged. Admin and box-office: any ticket; sales: only tickets it sold itself (another account's ticket is 404, as an unknown id).
          */
         get: operations["getTicketCode"];
         put?: never;
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Admit a ticket at the gate
-         * @description Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or a code printed before those. The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
+         * @description Send the text read from a ticket's QR code: a compact JWS signed with Ed25519 (keys: `GET /gate/keys`), or, for a ticket sold before those came in, the code printed then (HMAC, `MT1.…`; a ticket sold since is admitted by its Ed25519 code alone). The signature is checked first; a valid ticket for today is admitted exactly once. Each refusal has its own problem `type` (docs/admission.md). With an `Idempotency-Key`, a scan sent again after a lost answer gets its own `201` again. Roles: gate, admin.
          */
         post: operations["admitTicket"];
         delete?: never;
@@ -402,7 +402,7 @@ export interface paths {
         put?: never;
         /**
          * Upload scans a gate made offline
-         * @description A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded, is its admission; every other outcome but `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.
+         * @description A gate that admitted visitors without a network sends its scans when it is back: each scan's time is corrected by the difference between the service's clock and `sentAt`, then judged as `POST /admissions` judges a code at that time. The first scan of a ticket to reach the service, online or uploaded (within one upload: the earliest by corrected time), is its admission, or `cancelled-after-entry` when the ticket was cancelled after it; its later scans are `already-admitted`. Every outcome but `admitted` and `rejected` (more than 7 days old or more than 5 minutes ahead) is a conflict, recorded and listed by `GET /admissions/conflicts`. A `scanId` sent again with the same code answers its first result; with another code the whole upload is `422 /problems/scan-id-reused` and nothing of it is recorded. Roles: gate, admin.
          */
         post: operations["uploadOfflineScans"];
         delete?: never;
@@ -3845,7 +3845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed. */
+            /** @description `/problems/ticket-held`: the ticket is held for an order being paid for; it has no image and no code until the order is confirmed. `/problems/hold-ended`: the ticket's hold was released or ran out; it was never sold, so it has no image and no code (unless a late confirmation of its order sells it). */
             409: {
                 headers: {
                     [name: string]: unknown;
