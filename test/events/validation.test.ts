@@ -207,6 +207,11 @@ describe("a malformed eventId in the path is 400 (path.eventId)", () => {
     "zzzzzzzz-zzzz-4zzz-8zzz-zzzzzzzzzzzz",
     "%7B3be6453c-03eb-4357-ae5a-984a0e574a54%7D", // {braces}
     "%203be6453c-03eb-4357-ae5a-984a0e574a54", // leading space
+    "3be6453c-03eb-0357-ae5a-984a0e574a54", // version 0
+    "3be6453c-03eb-9357-ae5a-984a0e574a54", // version 9
+    "3be6453c-03eb-4357-ce5a-984a0e574a54", // variant c (Microsoft's)
+    "3be6453c-03eb-4357-7e5a-984a0e574a54", // variant 7 (NCS)
+    "00000000-0000-0000-0000-000000000001", // neither nil nor a version
   ];
 
   it.each(BAD_IDS)("GET %s", async (id) => {
