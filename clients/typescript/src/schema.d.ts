@@ -710,7 +710,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -778,6 +778,10 @@ export interface components {
             /** @example The request has 1 invalid value. */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
+            /**
+             * Format: uuid
+             * @description The request's id, as its `X-Request-Id` header.
+             */
             requestId?: string;
         };
         FieldError: {
@@ -950,7 +954,18 @@ export interface components {
              * @example New Year's Day
              */
             reason?: string;
-        };
+        } & ({
+            /** @constant */
+            closed: true;
+            timeOpen?: never;
+            timeClose?: never;
+            capacity?: never;
+            entrySlotMinutes?: never;
+            slotCapacity?: never;
+        } | {
+            /** @constant */
+            closed: false;
+        });
         /** @description Information about a special event. */
         SpecialEventResponse: {
             /**
@@ -974,7 +989,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -1006,7 +1021,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -1040,7 +1055,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription?: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates?: string[];
             /**
              * Format: float
@@ -1185,7 +1200,15 @@ export interface components {
             category?: components["schemas"]["CategoryId"] & unknown;
             email: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
-        };
+        } & ({
+            /** @constant */
+            ticketType: "general";
+            eventId?: never;
+        } | {
+            /** @constant */
+            ticketType: "event";
+            entryTime?: never;
+        });
         /**
          * Format: email
          * @description Email address for ticket purchaser, at most 254 characters. Besides `format: email`, `pattern` is the rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
@@ -1442,6 +1465,10 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /**
+             * Format: uuid
+             * @description The request's id, as its `X-Request-Id` header.
+             */
             requestId?: string;
             ticketId?: components["schemas"]["TicketId"] & unknown;
             /**
@@ -1921,7 +1948,9 @@ export interface components {
             holdMinutes?: number;
             /** @description The tickets, each following the rules of `POST /tickets`; sold all or nothing. */
             tickets: components["schemas"]["TicketLine"][];
-        };
+        } & (unknown | {
+            holdMinutes?: never;
+        });
         /** @description One ticket of an order: the fields of `POST /tickets` without the buyer's contact. */
         TicketLine: {
             ticketType: components["schemas"]["TicketType"];
@@ -1943,7 +1972,15 @@ export interface components {
              */
             entryTime?: string;
             category?: components["schemas"]["CategoryId"] & unknown;
-        };
+        } & ({
+            /** @constant */
+            ticketType: "general";
+            eventId?: never;
+        } | {
+            /** @constant */
+            ticketType: "event";
+            entryTime?: never;
+        });
         /** @description The orders with the reference, newest first; `[]` when none. */
         OrderStatusList: components["schemas"]["OrderStatus"][];
         /** @description The order as confirmed: every ticket valid, at the prices recorded when it was held. */
@@ -2163,7 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetMuseumHoursResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2246,6 +2283,15 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -2318,7 +2364,7 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2424,7 +2470,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursExceptionList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,7 +2563,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursException"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2619,7 +2665,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2722,7 +2768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSpecialEventsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2811,7 +2857,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +2961,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2999,7 +3045,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3092,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCategoryList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3341,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCategory"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3443,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3492,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3586,7 +3632,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyMuseumTicketsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3708,7 +3754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3787,7 +3833,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvailabilityCalendar"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3875,7 +3921,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3970,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,7 +4108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Admission"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,7 +4221,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceSummary"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4252,7 +4298,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationFeed"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4326,6 +4372,15 @@ export interface operations {
                     "application/json": components["schemas"]["GateKeySet"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -4389,6 +4444,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GateConfig"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Credentials missing or wrong. */
@@ -4460,7 +4524,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflineResults"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4564,7 +4628,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdmissionConflicts"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4650,7 +4714,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4781,7 +4845,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4903,7 +4967,7 @@ export interface operations {
                     "application/json": components["schemas"]["CancellationFeed"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4980,7 +5044,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatusList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5065,7 +5129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
+            /** @description A line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`; also an unknown body field or query parameter, or a query parameter given twice), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5187,7 +5251,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5282,7 +5346,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderConfirmation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,7 +5472,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5518,6 +5582,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -5589,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5693,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5777,7 +5850,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
