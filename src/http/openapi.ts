@@ -226,7 +226,7 @@ export const CancelTicketsQuerySchema = z.object({
 
 /**
  * The rules of a text field that its `pattern` and `maxLength` cannot say,
- * in its description (test/contract/generated-requests.test.ts holds every
+ * in its description (test/contract/generated.ts, STATED, holds every
  * refusal of a schema-valid request to what the document states).
  */
 const INVISIBLE_RULES =
