@@ -55,7 +55,8 @@ function createApi() {
     info: {
       title: "Museum API",
       version: API_VERSION,
-      description: "Museum hours, special events, tickets and ticket QR images.",
+      description:
+        "Museum hours, special events, tickets and ticket QR images. Each operation takes only the query parameters it lists: another one, or one given twice, is 400 (`errors` names it as `query.<name>`), as an unknown body field is.",
       license: { name: "MIT", url: "https://opensource.org/license/mit/" },
     },
     servers: [{ url: API_BASE_PATH }],

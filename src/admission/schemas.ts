@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
-import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, ProblemSchema, TimeSchema, UuidSchema } from "../http/openapi";
 import { FeedNextSchema } from "../tickets/feed";
 import { isIsoDate } from "../platform/dates";
 import { EventIdOfTicket, EventNameOfTicket, TicketIdSchema, TicketTypeSchema, Timestamp } from "../tickets/schemas";
@@ -45,7 +45,7 @@ export const AdmissionProblemSchema = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    requestId: z.string().optional(),
+    requestId: ProblemSchema.shape.requestId,
     ticketId: TicketIdSchema.optional().openapi({ description: "The ticket (not for invalid-ticket-code)." }),
     admittedAt: Timestamp.optional().openapi({ description: "already-admitted: when it was first admitted." }),
     gate: z.string().optional().openapi({ description: "already-admitted: who admitted it." }),

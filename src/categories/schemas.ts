@@ -2,11 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { priceField, textField } from "../http/openapi";
 
 const CATEGORY_ID_MESSAGE = "Must be 1 to 20 characters of a-z, 0-9 and -.";
+/** A category id's form: the id's `pattern`, and the `propertyNames` of a map keyed by category. */
+export const CATEGORY_ID = /^[a-z0-9-]{1,20}$/;
 
 /** A category's id: chosen by the museum, never changed. */
 export const CategoryIdSchema = z
   .string({ error: CATEGORY_ID_MESSAGE })
-  .regex(/^[a-z0-9-]{1,20}$/, { error: CATEGORY_ID_MESSAGE })
+  .regex(CATEGORY_ID, { error: CATEGORY_ID_MESSAGE })
   .openapi("CategoryId", {
     description: "A ticket category's id: 1 to 20 characters of `a-z`, `0-9` and `-`, chosen by the museum and never changed.",
     example: "child",

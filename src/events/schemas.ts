@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CategoryIdSchema } from "../categories/schemas";
+import { CATEGORY_ID, CategoryIdSchema } from "../categories/schemas";
 import { DateSchema, priceField, textField, UuidSchema, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
 
@@ -19,8 +19,21 @@ const EventDescriptionSchema = textField(5000, {
   multiline: true,
 });
 
+/**
+ * An event's date: 2000-01-01 to 2099-12-31. Past dates are allowed (the
+ * museum may record its history); the bounds keep out typing mistakes such
+ * as 0202 or 9999, in a `pattern` any validator can check.
+ */
+const EVENT_DATE_YEARS = /^20[0-9]{2}-/;
+const FIRST_EVENT_DATE = "2000-01-01";
+const LAST_EVENT_DATE = "2099-12-31";
+const EventDateSchema = DateSchema.regex(EVENT_DATE_YEARS, { error: `Must be from ${FIRST_EVENT_DATE} to ${LAST_EVENT_DATE}.` }).openapi({
+  pattern: EVENT_DATE_YEARS.source,
+  description: `A date from ${FIRST_EVENT_DATE} to ${LAST_EVENT_DATE} (past dates are allowed).`,
+});
+
 const EventDatesSchema = z
-  .array(DateSchema)
+  .array(EventDateSchema)
   .min(1, { error: "Must list 1 to 366 dates." })
   .max(366, { error: "Must list 1 to 366 dates." })
   .superRefine((dates, ctx) => {
@@ -32,7 +45,10 @@ const EventDatesSchema = z
       seen.add(date);
     });
   })
-  .openapi({ description: "List of planned dates for the special event, each once.", uniqueItems: true });
+  .openapi({
+    description: `List of planned dates for the special event, each once, from ${FIRST_EVENT_DATE} to ${LAST_EVENT_DATE} (past dates are allowed: the museum may record its history).`,
+    uniqueItems: true,
+  });
 
 const EventPriceSchema = priceField("Price of a ticket for the special event, at most two decimals.", 25);
 
@@ -46,6 +62,9 @@ const EventCapacitySchema = wholeNumber(
 /** The most categories an event prices on its own. */
 const MAX_CATEGORY_PRICES = 50;
 
+// JSON Schema's `propertyNames`, which the metadata's type does not list.
+const KEYS_ARE_CATEGORY_IDS = { propertyNames: { pattern: CATEGORY_ID.source } };
+
 const CategoryPricesSchema = z
   .record(CategoryIdSchema, priceField("The price of a ticket in this category.", 10))
   .refine((prices) => Object.keys(prices).length <= MAX_CATEGORY_PRICES, {
@@ -55,6 +74,7 @@ const CategoryPricesSchema = z
     description:
       "The event's price per ticket category (`categoryId`: price); a category not listed pays `price`. Each must be an active category, or one the event already had.",
     maxProperties: MAX_CATEGORY_PRICES,
+    ...KEYS_ARE_CATEGORY_IDS,
   });
 export type CategoryPrices = z.infer<typeof CategoryPricesSchema>;
 

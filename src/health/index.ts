@@ -74,7 +74,7 @@ export const healthRoute = createRoute({
   },
 });
 
-export const healthRouter = createRouter().openapi(healthRoute, async (c) => {
+export const healthRouter = createRouter({ ignoreQuery: true }).openapi(healthRoute, async (c) => {
   let applied: string[];
   try {
     applied = await appliedMigrations(c.var.db);

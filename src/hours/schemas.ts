@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { type FieldRule, withFieldRules } from "../http/field-rules";
 import { DateSchema, TimeSchema, textField, wholeNumber } from "../http/openapi";
 import { PaginationQuerySchema } from "../http/pagination";
 import { minutesOf } from "./calendar";
@@ -54,17 +55,14 @@ const DayLimitsShape = {
 };
 const LIMIT_KEYS = ["capacity", "entrySlotMinutes", "slotCapacity"] as const;
 
-/** Timed entry comes whole (both fields) and leaves the day at least one slot. */
-function checkTimedEntry(
-  plan: { timeOpen?: string; timeClose?: string; entrySlotMinutes?: number; slotCapacity?: number },
-  ctx: z.RefinementCtx,
-) {
-  if (plan.entrySlotMinutes !== undefined && plan.slotCapacity === undefined) {
-    ctx.addIssue({ code: "custom", path: ["slotCapacity"], message: "Required with entrySlotMinutes." });
-  }
-  if (plan.slotCapacity !== undefined && plan.entrySlotMinutes === undefined) {
-    ctx.addIssue({ code: "custom", path: ["entrySlotMinutes"], message: "Required with slotCapacity." });
-  }
+/** Timed entry comes whole: both fields or neither. */
+const TIMED_ENTRY_RULES: FieldRule[] = [
+  { requiredWith: "slotCapacity", other: "entrySlotMinutes", message: "Required with entrySlotMinutes." },
+  { requiredWith: "entrySlotMinutes", other: "slotCapacity", message: "Required with slotCapacity." },
+];
+
+/** Timed entry leaves the day at least one slot. */
+function checkSlotFits(plan: { timeOpen?: string; timeClose?: string; entrySlotMinutes?: number }, ctx: z.RefinementCtx) {
   const { timeOpen, timeClose, entrySlotMinutes } = plan;
   if (timeOpen && timeClose && TIME.test(timeOpen) && TIME.test(timeClose) && Number.isInteger(entrySlotMinutes)) {
     if (minutesOf(timeOpen) + entrySlotMinutes! > minutesOf(timeClose)) {
@@ -80,16 +78,12 @@ function checkTimedEntry(
 const TimeOpenSchema = TimeSchema.openapi({ description: "Opening time, `HH:mm`." });
 const TimeCloseSchema = TimeSchema.openapi({ description: "Closing time, `HH:mm`: after `timeOpen`.", example: "18:00" });
 
-/** Timed entry's two fields come together: JSON Schema's `dependentRequired` says so. */
-const TIMED_ENTRY_TOGETHER = { dependentRequired: { entrySlotMinutes: ["slotCapacity"], slotCapacity: ["entrySlotMinutes"] } };
-
-const OpeningHoursSchema = z
-  .strictObject({ timeOpen: TimeOpenSchema, timeClose: TimeCloseSchema, ...DayLimitsShape })
+const OpeningHoursSchema = withFieldRules(z.strictObject({ timeOpen: TimeOpenSchema, timeClose: TimeCloseSchema, ...DayLimitsShape }), TIMED_ENTRY_RULES)
   .superRefine((plan, ctx) => {
     if (!opensBeforeClose(plan)) ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
-    checkTimedEntry(plan, ctx);
+    checkSlotFits(plan, ctx);
   })
-  .openapi("OpeningHours", { description: "A weekday's hours and its optional limits.", ...TIMED_ENTRY_TOGETHER });
+  .openapi("OpeningHours", { description: "A weekday's hours and its optional limits." });
 
 export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
 
@@ -117,8 +111,23 @@ export type WeeklyScheduleBody = z.infer<typeof WeeklyScheduleSchema>;
 
 const ReasonSchema = textField(200, { description: "Why the day differs (shown to staff).", example: "New Year's Day" });
 
-export const PutHoursExceptionRequestSchema = z
-  .strictObject({
+/** A closed day has no hours and no limits; special hours have both times. */
+const CLOSURE_RULES: FieldRule[] = [
+  {
+    variants: "closed",
+    cases: [
+      {
+        is: true,
+        refused: Object.fromEntries(["timeOpen", "timeClose", ...LIMIT_KEYS].map((key) => [key, "Must be left out when closed is true."])),
+      },
+      { is: false, required: { timeOpen: "Required when closed is false.", timeClose: "Required when closed is false." } },
+    ],
+  },
+  ...TIMED_ENTRY_RULES,
+];
+
+export const PutHoursExceptionRequestSchema = withFieldRules(
+  z.strictObject({
     closed: z.boolean({ error: "Must be true or false." }).openapi({
       description:
         "`true`: the museum is closed that day; `timeOpen`, `timeClose` and the limits must be left out. `false`: special hours; `timeOpen` and `timeClose` are required.",
@@ -127,29 +136,18 @@ export const PutHoursExceptionRequestSchema = z
     timeClose: TimeCloseSchema.optional(),
     ...DayLimitsShape,
     reason: ReasonSchema.optional(),
-  })
+  }),
+  CLOSURE_RULES,
+)
   .superRefine((body, ctx) => {
-    if (body.closed) {
-      for (const key of ["timeOpen", "timeClose", ...LIMIT_KEYS] as const) {
-        if (body[key] !== undefined) {
-          ctx.addIssue({ code: "custom", path: [key], message: "Must be left out when closed is true." });
-        }
-      }
-      return;
-    }
-    for (const key of ["timeOpen", "timeClose"] as const) {
-      if (body[key] === undefined) {
-        ctx.addIssue({ code: "custom", path: [key], message: "Required when closed is false." });
-      }
-    }
+    if (body.closed) return;
     if (body.timeOpen && body.timeClose && !opensBeforeClose({ timeOpen: body.timeOpen, timeClose: body.timeClose })) {
       ctx.addIssue({ code: "custom", path: ["timeClose"], message: "timeOpen must be before timeClose." });
     }
-    checkTimedEntry(body, ctx);
+    checkSlotFits(body, ctx);
   })
   .openapi("PutHoursExceptionRequest", {
     description: "A closure (`closed: true`) or special hours for one date.",
-    ...TIMED_ENTRY_TOGETHER,
     example: { closed: true, reason: "New Year's Day" },
   });
 type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;

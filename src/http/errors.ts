@@ -27,22 +27,41 @@ function formatPath(prefix: string, path: readonly PropertyKey[]): string {
   return out === "" ? "(body)" : out.replace(/\.$/, "");
 }
 
-/** One `{ path, message }` per offending field of a zod failure. */
-function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+/** What an unknown key is called in each target. */
+const UNKNOWN_KEY: Record<string, string> = { query: "Unknown query parameter." };
+
+/** The message of an issue: a record's bad key says what a key must be (its key schema's own message). */
+function messageOf(issue: z.core.$ZodIssue): string {
+  return issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+}
+
+/**
+ * One `{ path, message }` per offending field of a zod failure, after
+ * `first` (errors found before the schema ran, which win for their path).
+ */
+function fieldErrors(target: string, issues: readonly z.core.$ZodIssue[], first: FieldError[] = []): FieldError[] {
   const prefix = TARGET_PREFIX[target] ?? `${target}.`;
   const errors = issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({
           path: formatPath(prefix, [...issue.path, key]),
-          message: "Unknown field.",
+          message: UNKNOWN_KEY[target] ?? "Unknown field.",
         }))
-      : [{ path: formatPath(prefix, issue.path), message: issue.message }],
+      : [{ path: formatPath(prefix, issue.path), message: messageOf(issue) }],
   );
   // zod runs every check of a field, so one value can fail several (an empty
   // name is both too short and blank); the contract promises one entry per
   // offending field, so the first failure of each path is kept.
   const seen = new Set<string>();
-  return errors.filter((error) => !seen.has(error.path) && seen.add(error.path));
+  return [...first, ...errors].filter((error) => !seen.has(error.path) && seen.add(error.path));
+}
+
+/** The query parameters given more than once, but not those unknown anyway (they are named as unknown). */
+function repeatedParameters(queries: Record<string, string[]>, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  const unknown = new Set(issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : [])));
+  return Object.entries(queries)
+    .filter(([name, values]) => values.length > 1 && !unknown.has(name))
+    .map(([name, values]) => ({ path: formatPath(TARGET_PREFIX.query!, [name]), message: `Given ${values.length} times: send it once.` }));
 }
 
 /** The 400 naming every offending field; `line`: the lowest line of a body of lines (an order's) they are in. */
@@ -70,10 +89,14 @@ function lowestLine(issues: readonly z.core.$ZodIssue[], lines: string): number 
  * `tickets`); the problem then names the lowest offending line in `line`.
  */
 export function validationHookFor(options: { lines?: string } = {}): Hook<unknown, AppEnv, string, unknown> {
-  return (result) => {
-    if (!result.success) {
-      const line = options.lines !== undefined && result.target === "json" ? lowestLine(result.error.issues, options.lines) : undefined;
-      throw validationProblem(fieldErrors(result.target, result.error.issues), line);
+  return (result, c) => {
+    const issues = result.success ? [] : result.error.issues;
+    // hono hands a repeated parameter to the schema as an array, which it
+    // would call the wrong type (or missing): it is named as repeated instead.
+    const repeated = result.target === "query" ? repeatedParameters(c.req.queries(), issues) : [];
+    if (!result.success || repeated.length > 0) {
+      const line = options.lines !== undefined && result.target === "json" ? lowestLine(issues, options.lines) : undefined;
+      throw validationProblem(fieldErrors(result.target, issues, repeated), line);
     }
   };
 }

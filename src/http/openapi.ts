@@ -1,4 +1,4 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHookFor } from "./errors";
 import { isIsoDate } from "../platform/dates";
@@ -18,10 +18,35 @@ import {
 
 /**
  * Every resource router is created here, so all share the validation hook;
- * `lines`: its bodies' array of lines (see `validationHookFor`).
+ * `lines`: its bodies' array of lines (see `validationHookFor`). Each
+ * operation's query parameters are closed (`closeQuery`), unless
+ * `ignoreQuery`: a public service route (`/healthz`) that takes none and
+ * ignores what a monitor or a browser appends (`?t=…`, a cache-buster).
  */
-export function createRouter(options: { lines?: string } = {}) {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHookFor(options) });
+export function createRouter(options: { lines?: string; ignoreQuery?: boolean } = {}) {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHookFor(options) });
+  if (!options.ignoreQuery) {
+    const register = router.openapi;
+    router.openapi = ((route: RouteConfig, handler: never, hook: never) => register(closeQuery(route), handler, hook)) as typeof register;
+  }
+  return router;
+}
+
+/**
+ * A route whose query accepts only the parameters it declares (none when it
+ * declares none): its query schema made strict, so that the one validation
+ * hook refuses an unknown parameter (`query.limt`) as it refuses an unknown
+ * body field, and one given twice (`validationHookFor`); every such route
+ * may answer 400, so its document lists the 400.
+ */
+function closeQuery(route: RouteConfig): RouteConfig {
+  const query = route.request?.query ?? z.object({});
+  if (!(query instanceof z.ZodObject)) throw new Error(`${route.method} ${route.path}: a query schema must be an object`);
+  return {
+    ...route,
+    request: { ...route.request, query: query.strict() },
+    responses: 400 in route.responses ? route.responses : { ...route.responses, ...problemEntries([400]) },
+  };
 }
 
 export const DateSchema = z
@@ -65,11 +90,20 @@ export function priceField(description: string, example: number) {
     .openapi({ description, format: "float", multipleOf: 0.01, example });
 }
 
+/**
+ * An RFC 9562 uuid, in any case: version 1 to 8 and variant 8 to b, or the
+ * nil or the max uuid. The one expression the server checks and the
+ * document publishes as the `pattern` of every uuid.
+ */
+const UUID = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$/;
+const UUID_MESSAGE = "Must be a uuid (RFC 9562).";
+
 /** A uuid, compared in lower case as the service stores it. */
 export const UuidSchema = z
-  .uuid({ error: "Must be a uuid." })
+  .string({ error: UUID_MESSAGE })
+  .regex(UUID, { error: UUID_MESSAGE })
   .transform((value) => value.toLowerCase())
-  .openapi({ type: "string", format: "uuid" });
+  .openapi({ type: "string", format: "uuid", pattern: UUID.source });
 
 const FieldErrorSchema = z
   .object({
@@ -86,12 +120,12 @@ export const ProblemSchema = z
     status: z.number().int().openapi({ example: 400 }),
     detail: z.string().openapi({ example: "The request has 1 invalid value." }),
     errors: z.array(FieldErrorSchema).optional(),
-    requestId: z.string().optional(),
+    requestId: UuidSchema.optional().openapi({ description: "The request's id, as its `X-Request-Id` header." }),
   })
   .openapi("Problem");
 
 const PROBLEM_DESCRIPTIONS = {
-  400: "Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`).",
+  400: "Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`).",
   401: "Credentials missing or wrong.",
   403: "The account's role may not do this (`x-roles` lists the roles that may).",
   404: "Not found.",
@@ -201,7 +235,7 @@ export const CancelTicketsQuerySchema = z.object({
 
 /**
  * The rules of a text field that its `pattern` and `maxLength` cannot say,
- * in its description (test/contract/generated-requests.test.ts holds every
+ * in its description (test/contract/generated.ts, STATED, holds every
  * refusal of a schema-valid request to what the document states).
  */
 const INVISIBLE_RULES =

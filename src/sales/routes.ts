@@ -113,7 +113,7 @@ export const createOrder = createRoute({
     },
     400: {
       description:
-        "Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold.",
+        "Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`; also an unknown body field or query parameter, or a query parameter given twice), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold.",
       content: {
         "application/problem+json": {
           schema: ProblemSchema.extend({ line: Line.optional() }).openapi("OrderValidationProblem"),

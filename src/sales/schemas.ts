@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { CategoryIdSchema } from "../categories/schemas";
 import { EventIdSchema } from "../events/schemas";
 import { eventName } from "../events/statements";
+import { type FieldRule, withFieldRules } from "../http/field-rules";
 import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
 import { ConfirmationCodeSchema, CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, type TicketType, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
@@ -34,18 +35,16 @@ const lineFields = {
   }),
 };
 
-/** The rules between a line's fields, reported per field with every other failure. */
-function checkLineFields(line: { ticketType: TicketType; eventId?: string; entryTime?: string }, ctx: z.RefinementCtx) {
-  if (line.ticketType === "event" && line.entryTime !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["entryTime"], message: "Must be left out for event tickets." });
-  }
-  if (line.ticketType === "event" && line.eventId === undefined) {
-    ctx.addIssue({ code: "custom", path: ["eventId"], message: "Required for event tickets." });
-  }
-  if (line.ticketType === "general" && line.eventId !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["eventId"], message: "Must be left out for general tickets." });
-  }
-}
+/** The rules between a line's fields: a general ticket names no event, an event ticket names one and no entry time. */
+const LINE_RULES: FieldRule[] = [
+  {
+    variants: "ticketType",
+    cases: [
+      { is: "general", refused: { eventId: "Must be left out for general tickets." } },
+      { is: "event", required: { eventId: "Required for event tickets." }, refused: { entryTime: "Must be left out for event tickets." } },
+    ],
+  },
+];
 
 /**
  * The request body. It is validated (and documented in the OpenAPI document)
@@ -53,16 +52,15 @@ function checkLineFields(line: { ticketType: TicketType; eventId?: string; entry
  * `eventId` is one optional property, as in the API description; the valid
  * body then becomes the `Purchase` union.
  */
-export const BuyMuseumTicketsRequestSchema = z
-  .strictObject({ ...lineFields, email: EmailSchema, phone: PhoneSchema.optional() })
-  .superRefine(checkLineFields)
+export const BuyMuseumTicketsRequestSchema = withFieldRules(
+  z.strictObject({ ...lineFields, email: EmailSchema, phone: PhoneSchema.optional() }),
+  LINE_RULES,
+)
   .pipe(PurchaseSchema)
   .openapi("BuyMuseumTicketsRequest", { description: "Request payload used for purchasing museum tickets." });
 
 /** One ticket of an order, validated as a purchase's fields are. */
-const TicketLineRequestSchema = z
-  .strictObject(lineFields)
-  .superRefine(checkLineFields)
+const TicketLineRequestSchema = withFieldRules(z.strictObject(lineFields), LINE_RULES)
   .pipe(TicketLineSchema)
   .openapi("TicketLine", { description: "One ticket of an order: the fields of `POST /tickets` without the buyer's contact." });
 
@@ -220,8 +218,8 @@ const HoldMinutesSchema = z
     example: 15,
   });
 
-export const OrderRequestSchema = z
-  .strictObject({
+export const OrderRequestSchema = withFieldRules(
+  z.strictObject({
     email: EmailSchema.optional().openapi({ description: "The buyer's e-mail: required unless `holdMinutes` is given (the confirmation brings it then)." }),
     phone: PhoneSchema.optional(),
     reference: ReferenceSchema.optional(),
@@ -231,13 +229,9 @@ export const OrderRequestSchema = z
       .min(1, { error: linesMessage })
       .max(MAX_ORDER_LINES, { error: linesMessage })
       .openapi({ description: "The tickets, each following the rules of `POST /tickets`; sold all or nothing." }),
-  })
-  .superRefine((order, ctx) => {
-    if (order.email === undefined && order.holdMinutes === undefined) {
-      ctx.addIssue({ code: "custom", path: ["email"], message: "Required unless the order is held (holdMinutes)." });
-    }
-  })
-  .openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase, or held while the buyer pays." });
+  }),
+  [{ requiredUnless: "email", other: "holdMinutes", message: "Required unless the order is held (holdMinutes)." }],
+).openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase, or held while the buyer pays." });
 type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 const OrderIdSchema = UuidSchema.openapi("OrderId", {
@@ -306,16 +300,13 @@ export const OrderStatusListSchema = z
   .array(OrderStatusSchema)
   .openapi("OrderStatusList", { description: "The orders with the reference, newest first; `[]` when none." });
 
-export const OrderConfirmationRequestSchema = z
-  .strictObject({
+export const OrderConfirmationRequestSchema = withFieldRules(
+  z.strictObject({
     email: EmailSchema.optional().openapi({ description: "The buyer's e-mail, replacing the held order's; required when the order has none." }),
     phone: PhoneSchema.optional().openapi({ description: "The buyer's phone, replacing the held order's: `phone` only together with `email`." }),
-  })
-  .refine((body) => body.phone === undefined || body.email !== undefined, {
-    path: ["email"],
-    message: "Required with phone: the buyer's contact is given whole.",
-  })
-  .openapi("OrderConfirmationRequest", { description: "Send nothing, `{}`, or the buyer's contact when the hold was made without it." });
+  }),
+  [{ requiredWith: "email", other: "phone", message: "Required with phone: the buyer's contact is given whole." }],
+).openapi("OrderConfirmationRequest", { description: "Send nothing, `{}`, or the buyer's contact when the hold was made without it." });
 
 export const OrderConfirmationSchema = OrderStatusSchema.extend({
   lateConfirmation: z

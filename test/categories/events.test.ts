@@ -83,4 +83,18 @@ describe("categoryPrices on special events", () => {
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`c${i}`, 1]));
     await expectProblem(await create({ categoryPrices: tooMany }), 400);
   });
+
+  it("names a key that is no category id by the key, saying what an id is, as the document's propertyNames does", async () => {
+    const doc = (await (await api("/v1.1/openapi.json", { as: null })).json()) as { components: { schemas: Record<string, Record<string, unknown>> } };
+    const keys = doc.components.schemas.CategoryPrices!.propertyNames as { pattern: string };
+    expect(keys).toEqual({ pattern: (doc.components.schemas.CategoryId as { pattern: string }).pattern });
+    const message = "Must be 1 to 20 characters of a-z, 0-9 and -.";
+    for (const key of ["Bad Key", "x".repeat(21), "child!"]) {
+      expect(new RegExp(keys.pattern, "u").test(key), key).toBe(false);
+      const before = await dumpDatabase();
+      const problem = await expectValidationError(await create({ categoryPrices: { child: 1, [key]: 2 } }), `categoryPrices.${key}`);
+      expect(problem.errors).toEqual([{ path: `categoryPrices.${key}`, message }]);
+      expect(await dumpDatabase()).toBe(before);
+    }
+  });
 });

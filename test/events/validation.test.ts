@@ -61,6 +61,10 @@ const CREATE_CASES: [string, Record<string, unknown>, string[]][] = [
   ["a five-digit year", { dates: ["12090-01-01"] }, ["dates[0]"]],
   ["an empty date", { dates: [""] }, ["dates[0]"]],
   ["a duplicate date", { dates: ["2090-01-01", "2090-01-02", "2090-01-01"] }, ["dates[2]"]],
+  ["a date before 2000-01-01", { dates: ["2090-01-01", "1999-12-31"] }, ["dates[1]"]],
+  ["the year 0050", { dates: ["0050-01-01"] }, ["dates[0]"]],
+  ["a date after 2099-12-31", { dates: ["2100-01-01", "2090-01-01"] }, ["dates[0]"]],
+  ["9999-12-31", { dates: ["9999-12-31"] }, ["dates[0]"]],
   ["0 dates", { dates: [] }, ["dates"]],
   ["367 dates", { dates: days(367) }, ["dates"]],
   ["negative price", { price: -1 }, ["price"]],
@@ -85,6 +89,11 @@ const CREATE_CASES: [string, Record<string, unknown>, string[]][] = [
 describe("POST /special-events refuses", () => {
   it.each(CREATE_CASES)("%s", async (_case, overrides, paths) => {
     await expectRefused(post(eventBody(overrides)), ...paths);
+  });
+
+  it("a date out of range, saying the range", async () => {
+    const problem = await expectRefused(post(eventBody({ dates: ["2090-01-01", "1999-12-31", "2100-01-01"] })), "dates[1]", "dates[2]");
+    expect(problem.errors!.map((error) => error.message)).toEqual(["Must be from 2000-01-01 to 2099-12-31.", "Must be from 2000-01-01 to 2099-12-31."]);
   });
 
   it("an empty object, naming every required field", async () => {
@@ -129,6 +138,7 @@ describe("POST /special-events accepts the limits themselves", () => {
     ["a description of 5000 characters", { eventDescription: "d".repeat(5000) }],
     ["a one-character name", { name: "X" }],
     ["366 dates", { dates: days(366, 2096) }],
+    ["the first and the last date allowed", { dates: ["2000-01-01", "2099-12-31"] }],
     ["price 0", { price: 0 }],
     ["price 1000000", { price: 1_000_000 }],
     ["price 0.01", { price: 0.01 }],
@@ -168,6 +178,8 @@ describe("PATCH /special-events/{eventId} refuses", () => {
     ["367 dates", { dates: days(367) }, ["dates"]],
     ["2023-02-30", { dates: ["2093-01-02", "2023-02-30"] }, ["dates[1]"]],
     ["a duplicate date", { dates: ["2093-01-02", "2093-01-02"] }, ["dates[1]"]],
+    ["a date after 2099-12-31", { dates: ["2093-01-02", "2100-01-01"] }, ["dates[1]"]],
+    ["a date before 2000-01-01", { dates: ["1999-12-31"] }, ["dates[0]"]],
     ["price 1.005", { price: 1.005 }, ["price"]],
     ["price -1", { price: -1 }, ["price"]],
     ["price 1000000.01", { price: 1_000_000.01 }, ["price"]],
@@ -207,6 +219,11 @@ describe("a malformed eventId in the path is 400 (path.eventId)", () => {
     "zzzzzzzz-zzzz-4zzz-8zzz-zzzzzzzzzzzz",
     "%7B3be6453c-03eb-4357-ae5a-984a0e574a54%7D", // {braces}
     "%203be6453c-03eb-4357-ae5a-984a0e574a54", // leading space
+    "3be6453c-03eb-0357-ae5a-984a0e574a54", // version 0
+    "3be6453c-03eb-9357-ae5a-984a0e574a54", // version 9
+    "3be6453c-03eb-4357-ce5a-984a0e574a54", // variant c (Microsoft's)
+    "3be6453c-03eb-4357-7e5a-984a0e574a54", // variant 7 (NCS)
+    "00000000-0000-0000-0000-000000000001", // neither nil nor a version
   ];
 
   it.each(BAD_IDS)("GET %s", async (id) => {
@@ -272,7 +289,7 @@ describe("the OpenAPI document announces the limits the validator enforces", () 
     expect(create.properties.name).toMatchObject({ type: "string", minLength: 1, maxLength: 200 });
     expect(create.properties.location).toMatchObject({ type: "string", minLength: 1, maxLength: 200 });
     expect(create.properties.eventDescription).toMatchObject({ type: "string", minLength: 1, maxLength: 5000 });
-    expect(create.properties.dates).toMatchObject({ type: "array", minItems: 1, maxItems: 366 });
+    expect(create.properties.dates).toMatchObject({ type: "array", minItems: 1, maxItems: 366, items: { format: "date", pattern: "^20[0-9]{2}-" } });
     expect(create.properties.price).toMatchObject({ type: "number", minimum: 0, maximum: 1_000_000 });
     expect(doc.components.schemas.UpdateSpecialEventRequest!.additionalProperties).toBe(false);
   });

@@ -264,11 +264,10 @@ describe("the range", () => {
     await expectValidationError(await calendarOf("?endDate="), "query.endDate");
   });
 
-  it("ignores a query parameter it does not know, as GET /availability does", async () => {
+  it("refuses a query parameter it does not know, naming it, as GET /availability does", async () => {
     useClock(NOW);
-    expect((await api("/v1.1/availability?days=3", { as: "sales" })).status).toBe(200);
-    const range = await calendar(`?startDate=${today}&endDate=${today}&days=3`);
-    expect(range.days).toHaveLength(1);
+    await expectValidationError(await api("/v1.1/availability?days=3", { as: "sales" }), "query.days");
+    await expectValidationError(await calendarOf(`?startDate=${today}&endDate=${today}&days=3`), "query.days");
   });
 });
 

@@ -41,13 +41,22 @@ function typesOf(schema) {
   return undefined;
 }
 
-/** Facts of several schemas merged as one object (allOf: properties and required lists add up). */
+/**
+ * Facts of several schemas merged as one object (allOf: properties and
+ * required lists add up). What an earlier part says of a property stands; a
+ * later part only adds to it: a `oneOf` branch that pins `ticketType` or
+ * refuses `eventId` (a `false` schema) does not erase their types.
+ */
 function mergeAll(parts) {
   const merged = {};
   for (const part of parts) {
     for (const [key, value] of Object.entries(part)) {
-      if (key === "properties") merged.properties = { ...merged.properties, ...value };
-      else if (key === "required") merged.required = [...new Set([...(merged.required ?? []), ...value])].sort();
+      if (key === "properties") {
+        merged.properties = { ...merged.properties };
+        for (const [name, facts] of Object.entries(value)) {
+          merged.properties[name] = merged.properties[name] ? mergeAll([merged.properties[name], facts]) : facts;
+        }
+      } else if (key === "required") merged.required = [...new Set([...(merged.required ?? []), ...value])].sort();
       else merged[key] ??= value;
     }
   }

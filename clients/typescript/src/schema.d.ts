@@ -691,7 +691,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -759,6 +759,10 @@ export interface components {
             /** @example The request has 1 invalid value. */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
+            /**
+             * Format: uuid
+             * @description The request's id, as its `X-Request-Id` header.
+             */
             requestId?: string;
         };
         FieldError: {
@@ -931,7 +935,18 @@ export interface components {
              * @example New Year's Day
              */
             reason?: string;
-        };
+        } & ({
+            /** @constant */
+            closed: true;
+            timeOpen?: never;
+            timeClose?: never;
+            capacity?: never;
+            entrySlotMinutes?: never;
+            slotCapacity?: never;
+        } | {
+            /** @constant */
+            closed: false;
+        });
         /** @description Information about a special event. */
         SpecialEventResponse: {
             /**
@@ -955,7 +970,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -987,7 +1002,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates: string[];
             /**
              * Format: float
@@ -1021,7 +1036,7 @@ export interface components {
              * @example Captain Blackbeard shares his love of the C...language. And possibly Arrrrr (R lang).
              */
             eventDescription?: string;
-            /** @description List of planned dates for the special event, each once. */
+            /** @description List of planned dates for the special event, each once, from 2000-01-01 to 2099-12-31 (past dates are allowed: the museum may record its history). */
             dates?: string[];
             /**
              * Format: float
@@ -1166,7 +1181,15 @@ export interface components {
             category?: components["schemas"]["CategoryId"] & unknown;
             email: components["schemas"]["Email"];
             phone?: components["schemas"]["Phone"];
-        };
+        } & ({
+            /** @constant */
+            ticketType: "general";
+            eventId?: never;
+        } | {
+            /** @constant */
+            ticketType: "event";
+            entryTime?: never;
+        });
         /**
          * Format: email
          * @description Email address for ticket purchaser, at most 254 characters. Besides `format: email`, `pattern` is the rule: ASCII letters, digits and `_ ' + -` in dot-separated parts before the `@`; a domain of two or more labels ending in letters (no quoted names, IP addresses or `localhost`).
@@ -1424,6 +1447,10 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /**
+             * Format: uuid
+             * @description The request's id, as its `X-Request-Id` header.
+             */
             requestId?: string;
             ticketId?: components["schemas"]["TicketId"] & unknown;
             /**
@@ -1902,7 +1929,9 @@ export interface components {
             holdMinutes?: number;
             /** @description The tickets, each following the rules of `POST /tickets`; sold all or nothing. */
             tickets: components["schemas"]["TicketLine"][];
-        };
+        } & (unknown | {
+            holdMinutes?: never;
+        });
         /** @description One ticket of an order: the fields of `POST /tickets` without the buyer's contact. */
         TicketLine: {
             ticketType: components["schemas"]["TicketType"];
@@ -1924,7 +1953,15 @@ export interface components {
              */
             entryTime?: string;
             category?: components["schemas"]["CategoryId"] & unknown;
-        };
+        } & ({
+            /** @constant */
+            ticketType: "general";
+            eventId?: never;
+        } | {
+            /** @constant */
+            ticketType: "event";
+            entryTime?: never;
+        });
         /** @description The orders with the reference, newest first; `[]` when none. */
         OrderStatusList: components["schemas"]["OrderStatus"][];
         /** @description The order as confirmed: every ticket valid, at the prices recorded when it was held. */
@@ -2097,7 +2134,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetMuseumHoursResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2180,6 +2217,15 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -2252,7 +2298,7 @@ export interface operations {
                     "application/json": components["schemas"]["WeeklySchedule"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2358,7 +2404,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursExceptionList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2451,7 +2497,7 @@ export interface operations {
                     "application/json": components["schemas"]["HoursException"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,7 +2599,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2656,7 +2702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListSpecialEventsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,7 +2791,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2849,7 +2895,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2933,7 +2979,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3026,7 +3072,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpecialEventResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3139,7 +3185,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCategoryList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3229,7 +3275,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCategory"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +3377,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3472,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3566,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyMuseumTicketsResponse"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). A ticket of an `accompanied` category bought alone: `/problems/accompaniment-required` (buy it in an order with a companion's ticket); nothing was sold. */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). A ticket of an `accompanied` category bought alone: `/problems/accompaniment-required` (buy it in an order with a companion's ticket); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3642,7 +3688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3721,7 +3767,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvailabilityCalendar"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3855,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3904,7 +3950,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3996,7 +4042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Admission"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4109,7 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["AttendanceSummary"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4186,7 +4232,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevocationFeed"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4260,6 +4306,15 @@ export interface operations {
                     "application/json": components["schemas"]["GateKeySet"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -4323,6 +4378,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GateConfig"];
+                };
+            };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Credentials missing or wrong. */
@@ -4394,7 +4458,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflineResults"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4498,7 +4562,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdmissionConflicts"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4584,7 +4648,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4715,7 +4779,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCancellation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4837,7 +4901,7 @@ export interface operations {
                     "application/json": components["schemas"]["CancellationFeed"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4914,7 +4978,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatusList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4999,7 +5063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
+            /** @description Malformed JSON (`/problems/malformed-json`); a line (or the body) breaks the schema or a sale rule (`/problems/validation-error`: every field, under `tickets[i].`; also an unknown body field or query parameter, or a query parameter given twice), or a line of an `accompanied` category has no companion line for the same date, event (or general entry) and entry time (`/problems/accompaniment-required`, with its `line`); nothing was sold. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5121,7 +5185,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5216,7 +5280,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderConfirmation"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5342,7 +5406,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderStatus"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5452,6 +5516,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Credentials missing or wrong. */
             401: {
                 headers: {
@@ -5523,7 +5596,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,7 +5700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5711,7 +5784,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5797,7 +5870,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states (`/problems/validation-error`; see `errors`). */
+            /** @description Bad request: malformed JSON (`/problems/malformed-json`), or a value that breaks the schema or a rule its description states, an unknown body field or query parameter, or a query parameter given twice (`/problems/validation-error`; see `errors`). */
             400: {
                 headers: {
                     [name: string]: unknown;
