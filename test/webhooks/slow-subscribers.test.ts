@@ -52,18 +52,22 @@ async function deliveriesOfNewEvent(urls: string[]): Promise<Map<string, string>
 }
 
 describe("a subscriber that does not answer", () => {
-  it("is not waited for: the batch acks the others, and its attempt is recorded in the background when it answers", async () => {
+  it("is not waited for: the batch decides the others, and its attempt is recorded in the background when it answers", async () => {
     const slow = heldSubscriberUrl();
     const healthy = subscriberUrl(202);
-    const ids = await deliveriesOfNewEvent([slow, healthy]);
-    const { batch, decided } = batchOf([ids.get(slow)!, ids.get(healthy)!]);
+    const failing = subscriberUrl(500);
+    const ids = await deliveriesOfNewEvent([slow, healthy, failing]);
+    const { batch, decided } = batchOf([ids.get(slow)!, ids.get(healthy)!, ids.get(failing)!]);
     const ctx = createExecutionContext();
 
     await worker.queue(batch, env, ctx);
-    // The handler returned while the slow subscriber still held the request.
+    // The handler returned while the slow subscriber still held the request;
+    // each other message got its own attempt's decision (the backoff is 0 s here).
     expect(await receivedBy(slow)).toHaveLength(1);
     expect(decided.get("m2")).toEqual({ ack: true });
+    expect(decided.get("m3")).toEqual({ retryAfter: 0 });
     expect((await deliveryRows("delivery_id = ?1", ids.get(healthy)))[0]).toMatchObject({ status: "delivered", attempts: 1 });
+    expect((await deliveryRows("delivery_id = ?1", ids.get(failing)))[0]).toMatchObject({ status: "retrying", attempts: 1, response_status: 500 });
     expect((await deliveryRows("delivery_id = ?1", ids.get(slow)))[0]).toMatchObject({ status: "pending", attempts: 0 });
     // Its message comes back once the attempt has certainly ended (10 s) and its backoff (0 s here) has passed.
     expect(decided.get("m1")).toEqual({ retryAfter: 10 });
