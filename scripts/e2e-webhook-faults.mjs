@@ -12,13 +12,21 @@
 //     creates events and updates each; then, within DRAIN_SECONDS, the healthy
 //     receiver has every change and every failing delivery has been attempted.
 //  4. Checks: every purchase and event write answered by the API itself (JSON
-//     or problem+json with its X-Request-Id, never wrangler's text/plain 503),
-//     every event there as last written; the healthy receiver got each change
-//     once, signed; each failing subscription has one delivery row per change,
-//     `retrying` (or `failed` after the last attempt) with no response status;
-//     no message given up to the dead-letter queue; and no "internal error" in
-//     wrangler's output but workerd's report of a DNS lookup that failed for
-//     one of the hosts that do not resolve, at most one per attempt.
+//     or problem+json with its X-Request-Id, never wrangler's text/plain 503);
+//     the healthy receiver got each change once, signed, each answered write's
+//     event among them, each event now as its last delivery says; each failing
+//     subscription has one delivery row per change, `retrying` (or `failed`
+//     after the last attempt) with no response status; no message given up to
+//     the dead-letter queue; no "internal error" in wrangler's output but
+//     workerd's report of a DNS lookup that failed for one of the hosts that
+//     do not resolve, at most one per attempt.
+// wrangler dev 4.86's proxy answers a request whose pooled connection to the
+// Worker was lost with that same 503 ("Your worker restarted mid-request"),
+// and leaves a GET waiting for a restart that never comes, while the Worker
+// runs on (workers-sdk#14641; the restart it names is checked for in its
+// output). Such a loss is counted, at most MAX_PROXY_LOSSES of them: a
+// purchase is sent again with its Idempotency-Key and a GET again, and the
+// changes are counted from the deliveries, not from the answers.
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createServer, request as httpRequest } from "node:http";
@@ -30,6 +38,7 @@ import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { prepareLocalState } from "../tools/lib/local-state.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
+import { startWebhookReceiver } from "../tools/lib/webhook-receiver.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
@@ -42,6 +51,10 @@ const SUBSCRIBERS_PER_FAULT = 2;
 const KIOSKS = 3;
 const LOAD_SECONDS = 25;
 const DRAIN_SECONDS = 45;
+/** Requests lost between wrangler dev's proxy and the Worker that the check puts up with (see above). */
+const MAX_PROXY_LOSSES = 2;
+/** wrangler dev 4.86's answer when its proxy lost the connection to the Worker, or the Worker restarted. */
+const PROXY_LOST = "Your worker restarted mid-request";
 /** wrangler.toml's WEBHOOK_MAX_ATTEMPTS: a delivery with this many attempts is `failed`. */
 const MAX_ATTEMPTS = 8;
 
@@ -55,7 +68,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * wrangler dev closes as the next request starts on it fails in the client,
  * which says nothing about the API.
  */
-function call(origin, authorization, method, path, body) {
+function send(origin, authorization, method, path, body, { timeoutMs = 60_000, headers = {} } = {}) {
   const data = body === undefined ? undefined : JSON.stringify(body);
   const url = new URL(path, origin);
   return new Promise((resolve) => {
@@ -64,8 +77,12 @@ function call(origin, authorization, method, path, body) {
       {
         method,
         agent: false,
-        timeout: 60_000,
-        headers: { authorization, ...(data ? { "content-type": "application/json", "content-length": Buffer.byteLength(data) } : {}) },
+        timeout: timeoutMs,
+        headers: {
+          authorization,
+          ...headers,
+          ...(data ? { "content-type": "application/json", "content-length": Buffer.byteLength(data) } : {}),
+        },
       },
       (res) => {
         let text = "";
@@ -82,7 +99,7 @@ function call(origin, authorization, method, path, body) {
         );
       },
     );
-    req.on("timeout", () => req.destroy(new Error("no answer within 60 s")));
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     req.on("error", (error) => resolve({ what: `${method} ${path}`, status: 0, contentType: "", text: String(error) }));
     req.end(data);
   });
@@ -95,22 +112,6 @@ function answeredByApi(answer) {
 
 function describe(answer) {
   return `${answer.what}: ${answer.status} ${answer.contentType || "(no content type)"} ${answer.text.slice(0, 160)}`;
-}
-
-/** A loopback receiver that records each delivery and answers 202. */
-async function healthyReceiver() {
-  const received = [];
-  const port = await freePort();
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(202).end();
-    });
-  });
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => server.close() };
 }
 
 /** A loopback server that accepts every connection and never answers. */
@@ -160,7 +161,7 @@ function readWranglerOutput(text) {
     else if (/restarted mid-request|Uncaught|\[ERROR\]/.test(line)) otherErrors.push(line.trim());
     if (/dead letter queue|Dropped message/.test(line)) givenUp.push(line.trim());
   }
-  return { hostOfReference, internalErrors, otherErrors, givenUp };
+  return { hostOfReference, internalErrors, otherErrors, givenUp, restarted: /Reloading local server/.test(text) };
 }
 
 const devVars = ensureDevVars();
@@ -168,13 +169,36 @@ expect(devVars.WEBHOOK_ALLOW_LOOPBACK === "true", ".dev.vars must set WEBHOOK_AL
 const state = prepareLocalState();
 const kiosk = { name: "e2e-faults-kiosk", secret: newSecret() };
 d1Execute(d1Target({ persistTo: state.persistTo }), { command: insertAccountSql({ ...kiosk, role: "sales" }) });
-const healthy = await healthyReceiver();
+const healthy = await startWebhookReceiver();
 const hanging = await hangingServer();
 const refusedPort = await freePort();
 let wranglerOutput = "";
 const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn", onOutput: (chunk) => (wranglerOutput += chunk) });
-const admin = (method, path, body) => call(server.origin, state.authorization, method, path, body);
 const kioskAuthorization = basicAuthorization(kiosk.name, kiosk.secret);
+
+/** Requests that wrangler dev's proxy lost on the way to the Worker. */
+const proxyLosses = [];
+function lostByProxy(answer) {
+  const lost = answer.status === 503 && answer.contentType.startsWith("text/plain") && answer.text.startsWith(PROXY_LOST);
+  if (lost) proxyLosses.push(answer.what);
+  return lost;
+}
+/** A read: sent again when the proxy lost it (a lost GET is never answered, so it has a deadline). */
+async function read(path) {
+  for (let tries = 1; ; tries++) {
+    const answer = await send(server.origin, state.authorization, "GET", path, undefined, { timeoutMs: 15_000 });
+    const lost = answer.status === 0 && answer.text.includes("no answer within");
+    if (lost) proxyLosses.push(answer.what);
+    if (!lost || tries === 3) return answer;
+  }
+}
+/** A purchase; sent again with its Idempotency-Key when the proxy lost it. */
+async function buy(purchase) {
+  const headers = { "idempotency-key": randomUUID() };
+  const answer = await send(server.origin, kioskAuthorization, "POST", "/v1.1/tickets", purchase, { headers });
+  return lostByProxy(answer) ? send(server.origin, kioskAuthorization, "POST", "/v1.1/tickets", purchase, { headers }) : answer;
+}
+const write = (method, path, body) => send(server.origin, state.authorization, method, path, body);
 
 let failed = false;
 try {
@@ -184,9 +208,9 @@ try {
     "never answers": Array.from({ length: SUBSCRIBERS_PER_FAULT }, (_, i) => `http://127.0.0.1:${hanging.port}/hook-${i}`),
   };
   const subscriptions = [];
-  for (const [fault, urls] of [...Object.entries(faults), ["healthy", [healthy.url]]]) {
+  for (const [fault, urls] of [...Object.entries(faults), ["healthy", [`http://127.0.0.1:${healthy.port}/hook`]]]) {
     for (const url of urls) {
-      const answer = await admin("POST", "/v1.1/webhooks", { url, description: `faults: ${fault}` });
+      const answer = await write("POST", "/v1.1/webhooks", { url, description: `faults: ${fault}` });
       expect(answer.status === 201, describe(answer));
       subscriptions.push({ fault, ...JSON.parse(answer.text) });
     }
@@ -198,23 +222,16 @@ try {
   const purchase = { ticketType: "general", ticketDate: day, email: "visitor@example.com" };
   const purchases = [];
   const writes = [];
-  const events = new Map(); // eventId → the event as last written
   const loadEnds = Date.now() + LOAD_SECONDS * 1000;
   const buyer = async () => {
-    while (Date.now() < loadEnds) purchases.push(await call(server.origin, kioskAuthorization, "POST", "/v1.1/tickets", purchase));
+    while (Date.now() < loadEnds) purchases.push(await buy(purchase));
   };
   const editor = async () => {
     for (let n = 1; Date.now() < loadEnds; n++) {
       const body = { name: `Faults ${n} ${randomUUID().slice(0, 8)}`, location: "Hall", eventDescription: "Busy.", dates: [day], price: n };
-      const created = await admin("POST", "/v1.1/special-events", body);
+      const created = await write("POST", "/v1.1/special-events", body);
       writes.push(created);
-      if (created.status === 201) {
-        const event = JSON.parse(created.text);
-        events.set(event.eventId, event);
-        const updated = await admin("PATCH", `/v1.1/special-events/${event.eventId}`, { price: n + 0.5 });
-        writes.push(updated);
-        if (updated.status === 200) events.set(event.eventId, JSON.parse(updated.text));
-      }
+      if (created.status === 201) writes.push(await write("PATCH", `/v1.1/special-events/${JSON.parse(created.text).eventId}`, { price: n + 0.5 }));
       // Irregular pauses: a steady 5 s cadence meets wrangler dev's 5 s
       // keep-alive timeouts (workers-sdk#14641).
       await sleep(2_000 + Math.random() * 1_500);
@@ -226,22 +243,25 @@ try {
   const sold = purchases.filter((p) => p.status === 201).length;
   logProgress(`${purchases.length} purchases (${sold} sold, ${(purchases.length / seconds).toFixed(1)}/s), ${writes.length} event writes`);
 
-  for (const answer of [...purchases, ...writes]) expect(answeredByApi(answer), `not answered by the API: ${describe(answer)}`);
+  const answered = writes.filter((answer) => !lostByProxy(answer));
+  for (const answer of [...purchases, ...answered]) expect(answeredByApi(answer), `not answered by the API: ${describe(answer)}`);
   for (const answer of purchases) expect(answer.status === 201 || answer.status === 409, `a purchase: ${describe(answer)}`);
-  for (const answer of writes) expect(answer.status === 201 || answer.status === 200, `an event write: ${describe(answer)}`);
+  for (const answer of answered) expect(answer.status === 201 || answer.status === 200, `an event write: ${describe(answer)}`);
   expect(sold > 0, "no purchase sold a ticket");
 
-  const changes = writes.length;
+  // The changes the Worker made: one delivery each to the healthy subscription.
   const deliveriesOf = async (hook) => {
-    const answer = await admin("GET", `/v1.1/webhooks/${hook.webhookId}/deliveries`);
+    const answer = await read(`/v1.1/webhooks/${hook.webhookId}/deliveries`);
     expect(answer.status === 200, describe(answer));
     return JSON.parse(answer.text);
   };
   const drainEnds = Date.now() + DRAIN_SECONDS * 1000;
+  let changes;
   for (;;) {
     const listings = await Promise.all(subscriptions.map(deliveriesOf));
+    changes = listings[subscriptions.indexOf(healthyHook)].length;
     const attempted = listings.every((rows) => rows.length === changes && rows.every((row) => row.attempts >= 1));
-    if (attempted && new Set(healthy.received.map((r) => r.headers["webhook-id"])).size >= changes) break;
+    if (attempted && new Set(healthy.received.map((r) => r.headers["webhook-id"])).size === changes) break;
     if (Date.now() > drainEnds) {
       throw new Error(
         `within ${DRAIN_SECONDS} s of the load: the healthy receiver has ${healthy.received.length} of ${changes} changes; ` +
@@ -252,30 +272,42 @@ try {
   }
   logProgress("the healthy receiver has every change; every failing delivery has been attempted");
 
-  for (const [eventId, written] of events) {
-    const got = await admin("GET", `/v1.1/special-events/${eventId}`);
-    expect(got.status === 200 && got.text === JSON.stringify(written), `the event as last written: ${describe(got)}`);
-  }
-
   const verifier = new Webhook(healthyHook.secret);
-  const healthyRows = await deliveriesOf(healthyHook);
+  const healthyRows = await deliveriesOf(healthyHook); // newest first
+  const delivered = new Map(); // deliveryId → the event it carries, as JSON text
   for (const row of healthyRows) {
     expect(row.status === "delivered" && row.responseStatus === 202, `the healthy delivery ${JSON.stringify(row)}`);
     const copies = healthy.received.filter((r) => r.headers["webhook-id"] === row.deliveryId);
     expect(copies.length === 1, `the healthy receiver got delivery ${row.deliveryId} ${copies.length} times`);
     const payload = verifier.verify(copies[0].body, copies[0].headers); // throws on a bad signature
-    expect(payload.eventId === row.eventId && events.has(row.eventId), `delivery ${row.deliveryId} carries event ${payload.eventId}`);
+    expect(payload.eventId === row.eventId, `delivery ${row.deliveryId} of event ${row.eventId} carries event ${payload.eventId}`);
+    delivered.set(row.deliveryId, JSON.stringify(payload));
   }
   expect(healthy.received.length === changes, `the healthy receiver got ${healthy.received.length} requests for ${changes} changes`);
+  expect(changes >= answered.length, `${changes} changes delivered for ${answered.length} event writes answered`);
+  const bodies = new Set(delivered.values());
+  for (const answer of answered) {
+    expect(bodies.has(JSON.stringify(JSON.parse(answer.text))), `no delivery carries the event as ${answer.what} answered it`);
+  }
+  const eventIds = new Set(healthyRows.map((row) => row.eventId));
+  for (const eventId of eventIds) {
+    const got = await read(`/v1.1/special-events/${eventId}`);
+    const last = delivered.get(healthyRows.find((row) => row.eventId === eventId).deliveryId);
+    expect(got.status === 200 && JSON.stringify(JSON.parse(got.text)) === last, `the event as its last delivery: ${describe(got)}`);
+  }
 
   let unresolvableAttempts = 0;
   for (const hook of subscriptions.filter((s) => s.fault !== "healthy")) {
     const rows = await deliveriesOf(hook);
-    expect(rows.length === changes, `${hook.fault} ${hook.url}: ${rows.length} delivery rows for ${changes} changes`);
+    const events = rows.map((row) => row.eventId).sort();
+    expect(
+      JSON.stringify(events) === JSON.stringify(healthyRows.map((row) => row.eventId).sort()),
+      `${hook.fault} ${hook.url}: ${rows.length} delivery rows for ${changes} changes`,
+    );
     for (const row of rows) {
       const expected = row.attempts >= MAX_ATTEMPTS ? "failed" : "retrying";
       expect(
-        row.status === expected && row.responseStatus === undefined && events.has(row.eventId),
+        row.status === expected && row.responseStatus === undefined,
         `${hook.fault} ${hook.url}: ${JSON.stringify(row)} (expected ${expected}, no response status)`,
       );
       if (hook.fault === "does not resolve") unresolvableAttempts += row.attempts;
@@ -285,6 +317,8 @@ try {
   const output = readWranglerOutput(wranglerOutput);
   expect(output.givenUp.length === 0, `the local Queue gave messages up:\n${output.givenUp.slice(0, 5).join("\n")}`);
   expect(output.otherErrors.length === 0, `wrangler's output has errors:\n${output.otherErrors.slice(0, 5).join("\n")}`);
+  expect(!output.restarted, "wrangler dev restarted the Worker");
+  expect(proxyLosses.length <= MAX_PROXY_LOSSES, `wrangler dev's proxy lost ${proxyLosses.length} requests: ${proxyLosses.join(", ")}`);
   const unresolvable = new Set(faults["does not resolve"].map((url) => new URL(url).hostname));
   for (const { line, reference } of output.internalErrors) {
     expect(unresolvable.has(output.hostOfReference.get(reference)), `an internal error that is no failed DNS lookup of a subscriber's host: ${line}`);
@@ -296,9 +330,10 @@ try {
     `${output.internalErrors.length} internal errors for ${unresolvableAttempts} attempts to hosts that do not resolve`,
   );
   log(
-    `PASS: ${purchases.length} purchases and ${writes.length} event writes answered by the API; the healthy receiver got ` +
+    `PASS: ${purchases.length} purchases and ${answered.length} event writes answered by the API; the healthy receiver got ` +
       `all ${changes} changes once; ${subscriptions.length - 1} failing subscriptions have every delivery recorded ` +
-      `(${unresolvableAttempts} attempts to hosts that do not resolve, ${output.internalErrors.length} "internal error" lines, each a failed DNS lookup)`,
+      `(${unresolvableAttempts} attempts to hosts that do not resolve, ${output.internalErrors.length} "internal error" lines, each a failed DNS lookup)` +
+      (proxyLosses.length > 0 ? `; wrangler dev's proxy lost ${proxyLosses.join(", ")} (sent again where safe)` : ""),
   );
 } catch (error) {
   failed = true;
