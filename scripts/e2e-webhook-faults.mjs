@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run test:e2e:webhook-faults`: webhook subscribers that fail while the
 // API is busy, through plain `wrangler dev` and its local Queue
 // (docs/webhooks.md, "What a failing subscriber costs"). Loopback only: the
