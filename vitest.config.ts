@@ -10,26 +10,49 @@ const migrations = await readD1Migrations(`${import.meta.dirname}/migrations`);
  * - POST https://<host>/answer/<s1>-<s2>-.../<any>: answers the nth request to
  *   that path with the nth status of the list (the last one repeats) and
  *   records it (headers and body).
+ * - POST https://<host>/hold/<any>: recorded, then answered only when a test
+ *   releases it: GET https://subscriber-log.test/release?path=<path>&status=<s>
+ *   answers every request held for that path with that status. One never
+ *   released is a subscriber that accepted the request and never answers.
  * - GET https://subscriber-log.test/received?path=<path>: what that path received.
  * Anything else: 599 (no test reaches the real internet).
  */
 const received = new Map<string, { headers: Record<string, string>; body: string }[]>();
+const held = new Map<string, ((status: number) => void)[]>();
+/** Records a request to its path (`host` + `pathname`); returns how many that path has received. */
+async function record(url: URL, request: Request): Promise<number> {
+  const key = `${url.host}${url.pathname}`;
+  // The body first: no await between reading and writing the log, so two
+  // deliveries arriving at once (one Queue batch) are both recorded.
+  const body = await request.text();
+  const log = received.get(key) ?? [];
+  log.push({ headers: Object.fromEntries(request.headers), body });
+  received.set(key, log);
+  return log.length;
+}
 async function subscribers(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.hostname === "subscriber-log.test" && url.pathname === "/release") {
+    const path = url.searchParams.get("path") ?? "";
+    const waiting = held.get(path) ?? [];
+    held.delete(path);
+    for (const answer of waiting) answer(Number(url.searchParams.get("status")));
+    return Response.json({ released: waiting.length });
+  }
   if (url.hostname === "subscriber-log.test") {
     return Response.json(received.get(url.searchParams.get("path") ?? "") ?? []);
   }
+  if (request.method === "POST" && url.pathname.startsWith("/hold/")) {
+    await record(url, request);
+    const key = `${url.host}${url.pathname}`;
+    const status = await new Promise<number>((resolve) => held.set(key, [...(held.get(key) ?? []), resolve]));
+    return new Response(null, { status });
+  }
   const answer = /^\/answer\/([0-9-]+)\//.exec(url.pathname);
   if (request.method === "POST" && answer) {
-    const key = `${url.host}${url.pathname}`;
-    // The body first: no await between reading and writing the log, so two
-    // deliveries arriving at once (one Queue batch) are both recorded.
-    const body = await request.text();
-    const log = received.get(key) ?? [];
-    log.push({ headers: Object.fromEntries(request.headers), body });
-    received.set(key, log);
+    const count = await record(url, request);
     const statuses = answer[1]!.split("-").map(Number);
-    const status = statuses[Math.min(log.length, statuses.length) - 1]!;
+    const status = statuses[Math.min(count, statuses.length) - 1]!;
     return new Response(null, { status, headers: status >= 300 && status < 400 ? { Location: "https://elsewhere.test/" } : {} });
   }
   return new Response("no such test subscriber", { status: 599 });

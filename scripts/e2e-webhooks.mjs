@@ -12,13 +12,12 @@
 //     and carry the event as GET returns it after that change.
 //  4. Everything started here is stopped, whatever happens.
 // The admin calls go through the project's own typed client (museum-api-client).
-import { createServer } from "node:http";
 import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
 import { exitOnHelp, log } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { prepareLocalState } from "../tools/lib/local-state.mjs";
-import { freePort } from "../tools/lib/ports.mjs";
+import { startWebhookReceiver } from "../tools/lib/webhook-receiver.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 exitOnHelp(`usage: npm run test:e2e:webhooks
@@ -26,17 +25,8 @@ publishNewEvent deliveries through wrangler dev's local Queue to a loopback rece
 
 const DEADLINE_MS = 10_000;
 
-const received = [];
-const receiverPort = await freePort();
-const receiver = createServer((req, res) => {
-  let body = "";
-  req.on("data", (chunk) => (body += chunk));
-  req.on("end", () => {
-    received.push({ headers: req.headers, body });
-    res.writeHead(202).end();
-  });
-});
-await new Promise((resolve) => receiver.listen(receiverPort, "127.0.0.1", resolve));
+const receiver = await startWebhookReceiver();
+const { received } = receiver;
 
 const devVars = ensureDevVars();
 if (devVars.WEBHOOK_ALLOW_LOOPBACK !== "true") throw new Error(".dev.vars must set WEBHOOK_ALLOW_LOOPBACK=true (as .dev.vars.example does)");
@@ -71,7 +61,7 @@ async function delivery(n, verifier, what) {
 let failed = false;
 try {
   const hook = answer(
-    await client.POST("/webhooks", { body: { url: `http://127.0.0.1:${receiverPort}/museum`, description: "e2e receiver" } }),
+    await client.POST("/webhooks", { body: { url: `http://127.0.0.1:${receiver.port}/museum`, description: "e2e receiver" } }),
     201,
     "POST /webhooks",
   );

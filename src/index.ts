@@ -23,7 +23,7 @@ export default {
     log.info("re-sent unsent webhook deliveries", { resent });
   },
   /** The webhook-deliveries queue (wrangler.toml [[queues.consumers]]). */
-  async queue(batch, env) {
-    await deliverBatch(batch as MessageBatch<DeliveryMessage>, env);
+  async queue(batch, env, ctx) {
+    await deliverBatch(batch as MessageBatch<DeliveryMessage>, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

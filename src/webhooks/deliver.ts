@@ -8,6 +8,16 @@
  * redirects not followed), record the attempt, then ack, or retry through the
  * Queue with exponential backoff and jitter until the last attempt, which
  * ends the delivery as `failed`.
+ *
+ * A batch waits at most ANSWER_WAIT_MS for a subscriber's answer. A slower
+ * attempt goes on in `waitUntil` and records itself when it ends; its message
+ * is retried for after the attempt's whole timeout plus its backoff, and then
+ * finds the delivery ended or due again. So a hanging subscriber costs its
+ * batch one second, not ten, and the deliveries queued behind it are not held
+ * up (wrangler dev's local Queue runs one batch at a time). The Worker's
+ * `queue_consumer_no_wait_for_wait_until` flag (wrangler.toml) makes the
+ * batch end when the handler returns, with the Queue told only what the
+ * handler decided.
  */
 import { log } from "../platform/log";
 import { type DeliveryMessage } from "./outbox";
@@ -17,6 +27,8 @@ import { openSecret, type SealingKeys, signatureHeader } from "./signing";
 import { type Settings, settingsOf } from "../settings";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** How long a batch waits for one subscriber's answer before leaving the attempt to finish in the background. */
+const ANSWER_WAIT_MS = 1_000;
 /** Each retry waits this many times longer than the one before. */
 const BACKOFF_FACTOR = 3;
 /** The longest delay a Queue message can be retried with. */
@@ -49,15 +61,17 @@ async function post(url: string, headers: Record<string, string>, body: string):
   }
 }
 
-function outcomeOf(responseStatus: number | null, attempt: number, settings: Settings): AttemptOutcome {
+function outcomeOf(responseStatus: number | null, attempt: number, maxAttempts: number, retryInSeconds: number): AttemptOutcome {
   if (responseStatus !== null && responseStatus >= 200 && responseStatus <= 299) {
     return { status: "delivered", responseStatus, retryInSeconds: null };
   }
-  if (attempt >= settings.WEBHOOK_MAX_ATTEMPTS) return { status: "failed", responseStatus, retryInSeconds: null };
-  return { status: "retrying", responseStatus, retryInSeconds: retryDelaySeconds(attempt, settings.WEBHOOK_RETRY_BASE_SECONDS) };
+  if (attempt >= maxAttempts) return { status: "failed", responseStatus, retryInSeconds: null };
+  return { status: "retrying", responseStatus, retryInSeconds };
 }
 
-async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: Settings) {
+type Background = Pick<ExecutionContext, "waitUntil">;
+
+async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: Settings, ctx: Background) {
   const { deliveryId } = message.body;
   const work = await runStep(selectDeliveryWork(env.DB, deliveryId));
   if (!work || work.deleted_at !== null || work.status === "delivered" || work.status === "failed") {
@@ -68,7 +82,9 @@ async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, s
   // The payload is JSON as SQLite writes it (a price reads `60.0`); sent as JavaScript writes it, as GET does.
   const body = JSON.stringify(JSON.parse(work.payload));
   const timestamp = Math.floor(Date.now() / 1000);
-  const responseStatus = await post(
+  const attempt = work.attempts + 1;
+  const retryInSeconds = retryDelaySeconds(attempt, settings.WEBHOOK_RETRY_BASE_SECONDS);
+  const attempted = post(
     work.url,
     {
       "webhook-id": work.delivery_id,
@@ -76,32 +92,39 @@ async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, s
       "webhook-signature": await signatureHeader(secret, work.delivery_id, timestamp, body),
     },
     body,
-  );
-  const attempt = work.attempts + 1;
-  const outcome = outcomeOf(responseStatus, attempt, settings);
-  const recorded = await runStep(recordAttempt(env.DB, deliveryId, work.attempts, outcome));
-  log.info("webhook delivery attempt", {
-    deliveryId,
-    webhookId: work.webhook_id,
-    attempt,
-    responseStatus,
-    status: outcome.status,
+  ).then(async (responseStatus) => {
+    const outcome = outcomeOf(responseStatus, attempt, settings.WEBHOOK_MAX_ATTEMPTS, retryInSeconds);
+    const recorded = await runStep(recordAttempt(env.DB, deliveryId, work.attempts, outcome));
+    log.info("webhook delivery attempt", { deliveryId, webhookId: work.webhook_id, attempt, responseStatus, status: outcome.status });
+    return { outcome, recorded };
   });
-  if (recorded && outcome.retryInSeconds !== null) message.retry({ delaySeconds: outcome.retryInSeconds });
+  const answered = await Promise.race([attempted, scheduler.wait(ANSWER_WAIT_MS).then(() => null)]);
+  if (answered === null) {
+    // No answer yet: the attempt ends (at the latest at its timeout) in the
+    // background and records itself; the message comes back after that.
+    ctx.waitUntil(attempted.catch((error: unknown) => logUnexpected(deliveryId, error)));
+    message.retry({ delaySeconds: Math.min(MAX_DELAY_SECONDS, DELIVERY_TIMEOUT_MS / 1000 + retryInSeconds) });
+    return;
+  }
+  if (answered.recorded && answered.outcome.retryInSeconds !== null) message.retry({ delaySeconds: answered.outcome.retryInSeconds });
   else message.ack();
 }
 
-export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: ConsumerEnv): Promise<void> {
+/** D1 unreachable, a key that does not open the secret...: logged; the Queue tries the message again later. */
+function logUnexpected(deliveryId: string | undefined, error: unknown): void {
+  log.error("webhook delivery failed unexpectedly", {
+    deliveryId,
+    error: error instanceof Error ? error.message : String(error),
+  });
+}
+
+export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: ConsumerEnv, ctx: Background): Promise<void> {
   const settings = settingsOf(env);
   await Promise.all(
     batch.messages.map((message) =>
-      deliverOne(message, env, settings).catch((error: unknown) => {
-        // D1 unreachable, a key that does not open the secret...: the Queue
-        // tries again later; after max_retries the message goes to the DLQ.
-        log.error("webhook delivery failed unexpectedly", {
-          deliveryId: message.body?.deliveryId,
-          error: error instanceof Error ? error.message : String(error),
-        });
+      deliverOne(message, env, settings, ctx).catch((error: unknown) => {
+        // After max_retries the message goes to the DLQ.
+        logUnexpected(message.body?.deliveryId, error);
         message.retry({ delaySeconds: settings.WEBHOOK_RETRY_BASE_SECONDS });
       }),
     ),

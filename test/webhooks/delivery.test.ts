@@ -1,15 +1,16 @@
 // publishNewEvent deliveries end to end inside workerd: the event write and
 // its outbox rows in one D1 batch, the real local Queue, this Worker's queue()
 // consumer, and subscribers served by vitest.config.ts's outbound service.
-import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
 import { clearD1Faults, injectD1Faults } from "../support/d1-faults";
-import { api, authHeader, createEvent, eventBody, type EventJson } from "../support/helpers";
+import { api, createEvent, eventBody, type EventJson } from "../support/helpers";
 import {
   blackHoleQueue,
+  createEventWithQueue,
   deliveriesOnceStatus,
   deliveryRows,
   eventually,
@@ -131,8 +132,9 @@ describe("deliveries", () => {
     const batch = createMessageBatch("museum-webhooks", [
       { id: "m1", timestamp: new Date(), attempts: 2, body: { deliveryId: row!.delivery_id } },
     ]);
-    await worker.queue(batch as MessageBatch<{ deliveryId: string }>, env);
-    const result = await getQueueResult(batch, createExecutionContext());
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<{ deliveryId: string }>, env, ctx);
+    const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
     expect(await receivedBy(url)).toHaveLength(before);
@@ -156,23 +158,6 @@ const failingQueue = {
   send: () => Promise.reject(new Error("queue unavailable")),
   sendBatch: () => Promise.reject(new Error("queue unavailable")),
 } as unknown as Queue;
-
-/** POST /special-events through the Worker with `queue` as its webhook Queue; waits for its waitUntil work. */
-async function createEventWithQueue(queue: Queue): Promise<EventJson> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request("https://museum.test/v1.1/special-events", {
-      method: "POST",
-      headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
-      body: JSON.stringify(eventBody()),
-    }),
-    { ...env, WEBHOOK_QUEUE: queue },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  expect(res.status).toBe(201);
-  return (await res.json()) as EventJson;
-}
 
 /** Moves a delivery's `column` timestamp `seconds` into the past. */
 async function age(deliveryId: string, column: "created_at" | "resent_at", seconds: number): Promise<void> {
@@ -266,9 +251,10 @@ describe("nothing is lost", () => {
     const message = (id: string) => ({ id, timestamp: new Date(), attempts: 1, body: { deliveryId: row!.delivery_id } });
     // Both messages reach consumers at the same time.
     const batches = [createMessageBatch("museum-webhooks", [message("m1")]), createMessageBatch("museum-webhooks", [message("m2")])];
-    await Promise.all(batches.map((batch) => worker.queue(batch as MessageBatch<{ deliveryId: string }>, env)));
+    const contexts = batches.map(() => createExecutionContext());
+    await Promise.all(batches.map((batch, i) => worker.queue(batch as MessageBatch<{ deliveryId: string }>, env, contexts[i]!)));
     for (const [i, batch] of batches.entries()) {
-      const result = await getQueueResult(batch, createExecutionContext());
+      const result = await getQueueResult(batch, contexts[i]!);
       expect(result.explicitAcks).toEqual([`m${i + 1}`]);
       expect(result.retryMessages).toEqual([]);
     }

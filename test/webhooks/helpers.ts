@@ -1,6 +1,9 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { api } from "../support/helpers";
+import { expect } from "vitest";
+import worker from "../../src/index";
+import { api, authHeader, eventBody, type EventJson } from "../support/helpers";
 
 export type Received = { headers: Record<string, string>; body: string };
 
@@ -10,6 +13,22 @@ export type Received = { headers: Record<string, string>; body: string };
  */
 export function subscriberUrl(...statuses: number[]): string {
   return `https://hooks.example/answer/${statuses.join("-")}/${crypto.randomUUID()}`;
+}
+
+/**
+ * A subscriber URL that records each request and answers none until
+ * `releaseHeld` (vitest.config.ts); one never released accepted the request
+ * and never answers.
+ */
+export function heldSubscriberUrl(): string {
+  return `https://hooks.example/hold/${crypto.randomUUID()}`;
+}
+
+/** Answers every request held for `url` with `status`; returns how many it answered. */
+export async function releaseHeld(url: string, status: number): Promise<number> {
+  const { host, pathname } = new URL(url);
+  const res = await fetch(`https://subscriber-log.test/release?path=${encodeURIComponent(host + pathname)}&status=${status}`);
+  return ((await res.json()) as { released: number }).released;
 }
 
 /** What a subscriber URL has received so far, in order. */
@@ -35,6 +54,23 @@ export function blackHoleQueue(): { sent: unknown[]; queue: Queue } {
     sendBatch: async (messages: { body: unknown }[]) => void sent.push(...messages.map((m) => m.body)),
   };
   return { sent, queue: queue as unknown as Queue };
+}
+
+/** POST /special-events through the Worker with `queue` as its webhook Queue; waits for its waitUntil work. */
+export async function createEventWithQueue(queue: Queue): Promise<EventJson> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request("https://museum.test/v1.1/special-events", {
+      method: "POST",
+      headers: { Authorization: authHeader(), "Content-Type": "application/json", "CF-Connecting-IP": "198.18.9.9" },
+      body: JSON.stringify(eventBody()),
+    }),
+    { ...env, WEBHOOK_QUEUE: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  expect(res.status).toBe(201);
+  return (await res.json()) as EventJson;
 }
 
 export type CreatedWebhook = { webhookId: string; url: string; description?: string; createdAt: string; secret: string };

@@ -47,6 +47,8 @@ function devArguments({ ip, port, persistTo, vars, envFile, script, inspectorPor
  * `envFile` (instead of .dev.vars), `script` (a prebuilt Worker),
  * `inspectorPort`, `logLevel`, `extraArgs` (more `wrangler dev` arguments),
  * `inheritOutput` (wrangler's output on this terminal instead of collected),
+ * `onOutput` (called with every chunk of wrangler's output, for a check that
+ * reads all of it: `output()` keeps only the last 50,000 characters),
  * `extraEnv`, `timeoutMs`, `stopOnProcessEnd` (true: a script that ends
  * without `stop()`, by an error or a signal, asks wrangler to stop too;
  * `npm run dev` handles its signals itself).
@@ -54,7 +56,7 @@ function devArguments({ ip, port, persistTo, vars, envFile, script, inspectorPor
  * Returns `{ origin, port, pid, readyMs, output(), exited, stop() }`.
  */
 export async function startWranglerDev(options = {}) {
-  const { ip = "127.0.0.1", inheritOutput = false, extraEnv = {}, timeoutMs = 90_000, stopOnProcessEnd = true } = options;
+  const { ip = "127.0.0.1", inheritOutput = false, onOutput, extraEnv = {}, timeoutMs = 90_000, stopOnProcessEnd = true } = options;
   const port = options.port ?? (await freePort());
   const [command, args] = wranglerCommand(
     devArguments({ vars: {}, extraArgs: [], ...options, ip, port }),
@@ -68,6 +70,7 @@ export async function startWranglerDev(options = {}) {
   let output = "";
   const collect = (chunk) => {
     output = (output + chunk).slice(-50_000);
+    onOutput?.(String(chunk));
     if (process.env.WRANGLER_DEV_VERBOSE) process.stderr.write(chunk);
   };
   child.stdout?.on("data", collect);
