@@ -31,7 +31,7 @@ runMain(async (argv) => {
   }
   let code;
   try {
-    code = readTicketCode(bytes);
+    code = await readTicketCode(bytes);
   } catch (error) {
     throw new Error(`${path}: ${error.message}`);
   }
