@@ -258,13 +258,33 @@ export type TicketQr = {
   /** Where the square starts on the card, in pixels. */
   x: number;
   y: number;
-  /**
-   * The QR code as qrcode-svg draws it: one joined path of the dark modules
-   * (and its background rectangle, left unpainted: the card is white), in
-   * module units with the quiet zone, placed and scaled onto the card.
-   */
+  /** The dark modules as one path, in module units with the quiet zone, placed and scaled onto the card. */
   svg: string;
 };
+
+/** One module square of the path qrcode-svg 1.1.0 draws with `join: true`: `M<x>,<y> V<y+1> H<x+1> V<y> H<x> Z`. */
+const MODULE_SQUARE = /M(\d+),(\d+) V\d+ H\d+ V\d+ H\d+ Z/g;
+
+/**
+ * The path qrcode-svg draws, its module squares joined into one rectangle
+ * per horizontal run of dark modules: the same dark area in about a fifth of
+ * the edges, which is what resvg's fill costs (a square a module took as long
+ * to fill as the rest of the card to draw).
+ */
+function joinRuns(squaresPath: string, units: number): string {
+  const dark = new Uint8Array(units * units);
+  for (const [, x, y] of squaresPath.matchAll(MODULE_SQUARE)) dark[Number(y) * units + Number(x)] = 1;
+  let path = "";
+  for (let y = 0; y < units; y++) {
+    for (let x = 0; x < units; x++) {
+      if (!dark[y * units + x]) continue;
+      const start = x;
+      while (x + 1 < units && dark[y * units + x + 1]) x++;
+      path += `M${start},${y}h${x - start + 1}v1h-${x - start + 1}z`;
+    }
+  }
+  return path;
+}
 
 /**
  * The code as a QR code (qrcode-svg 1.1.0), centred in the card's QR box at
@@ -273,36 +293,26 @@ export type TicketQr = {
  * - qrcode-svg encodes in byte mode (the code is ASCII) and picks the
  *   smallest version that holds the code at level M: 11–14 for the codes the
  *   service signs.
- * - `join: true` draws the dark modules as one path; `swap: true` draws the
- *   matrix in the standard orientation (without it qrcode-svg 1.1.0 draws it
+ * - It draws the dark modules as one path (`join: true`), in the standard
+ *   orientation (`swap: true`: without it qrcode-svg 1.1.0 draws the matrix
  *   transposed, a mirror image that lenient decoders accept and strict
- *   scanners may not).
- * - Drawn in module units (its width is the module count with the quiet zone,
- *   so every coordinate is a small integer) and scaled by a transform: the
- *   shortest path text for resvg to parse, and whole-pixel module edges.
- * - No wrapper (`container: "none"`): resvg clips a nested `<svg>` through a
- *   full-canvas mask. The background rectangle is `fill:none`, which resvg
- *   drops: the card's own background is white.
+ *   scanners may not), with the 4-module quiet zone, in module units (its
+ *   width is the module count with the quiet zone, so every coordinate is a
+ *   small integer). Its background rectangle is not used: the card is white.
+ * - That path, its squares joined into runs (joinRuns), is scaled onto the
+ *   card by a transform: whole-pixel module edges, drawn crisp. No nested
+ *   `<svg>`: resvg clips one through a full-canvas mask.
  * @public (used by the tools, which bundle this file)
  */
 export function buildTicketQr(code: string): TicketQr {
   const { qrBox, qrModule, qrQuietZone, qrEcl } = CARD;
-  const qr = new QRCode({
-    content: code,
-    ecl: qrEcl,
-    padding: qrQuietZone,
-    join: true,
-    swap: true,
-    pretty: false,
-    xmlDeclaration: false,
-    container: "none",
-    background: "none",
-  });
+  const qr = new QRCode({ content: code, ecl: qrEcl, padding: qrQuietZone, join: true, swap: true, pretty: false });
   const moduleCount = qr.qrcode.getModuleCount();
   const units = moduleCount + 2 * qrQuietZone;
   // svg() reads the size when it draws: one unit a module.
   qr.options.width = units;
   qr.options.height = units;
+  const squares = / d="([^"]*)"/.exec(qr.svg({ container: "none" }))![1]!;
   const size = units * qrModule;
   // Offsets are multiples of the module size (qrBox.size - size is a multiple of 4 modules).
   const x = qrBox.x + (qrBox.size - size) / 2;
@@ -313,7 +323,7 @@ export function buildTicketQr(code: string): TicketQr {
     size,
     x,
     y,
-    svg: `<g transform="matrix(${qrModule} 0 0 ${qrModule} ${x} ${y})">${qr.svg({ container: "none" })}</g>`,
+    svg: `<path transform="matrix(${qrModule} 0 0 ${qrModule} ${x} ${y})" fill="#000000" shape-rendering="crispEdges" d="${joinRuns(squares, units)}"/>`,
   };
 }
 
@@ -368,7 +378,33 @@ export function cardText(ticket: TicketImageInput): CardText {
   };
 }
 
-function textElement(x: number, y: number, text: string, style: TextStyle, fill: string): string {
+/** A line of text as the card places it: where its baseline starts, what it says, how it is set, its colour. */
+export type CardLine = { x: number; y: number; text: string; style: TextStyle; fill: string };
+
+/** The card's lines of text, fitted and placed. */
+export function cardLines(ticket: TicketImageInput): CardLine[] {
+  const { textX, codeX } = CARD;
+  const text = cardText(ticket);
+  const line = (x: number, y: number, words: string, style: TextStyle, fill: string): CardLine => ({ x, y, text: words, style, fill });
+  const lines = [
+    line(textX, 58, text.museum, STYLES.museum, COLORS.accent),
+    line(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
+    line(textX, 138, text.date, STYLES.date, COLORS.muted),
+  ];
+  // The lines below the date follow one another: a timed ticket's entry time, the category, the event's name.
+  let y = 138;
+  if (text.entry !== undefined) lines.push(line(textX, (y += 30), text.entry, STYLES.date, COLORS.muted));
+  lines.push(line(textX, (y += 34), text.category, STYLES.category, COLORS.ink));
+  y += 6;
+  for (const words of text.eventLines) lines.push(line(textX, (y += 24), words, STYLES.event, COLORS.ink));
+  y += 14;
+  for (const words of text.voidLines) lines.push(line(textX, (y += 20), words, STYLES.voidNotice, COLORS.void));
+  lines.push(line(codeX, CODE_BASELINE - 30, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
+  return lines.filter((placed) => placed.text !== "");
+}
+
+/** A line as a `<text>` element, for resvg to shape. */
+export function textElement({ x, y, text, style, fill }: CardLine): string {
   const family = style.monospaced ? ` font-family="${CODE_FONT_FAMILY}"` : "";
   const spacing = style.letterSpacing ? ` letter-spacing="${style.letterSpacing}"` : "";
   const weight = style.weight === "bold" ? "700" : "400";
@@ -377,34 +413,22 @@ function textElement(x: number, y: number, text: string, style: TextStyle, fill:
 
 /**
  * The whole card as an SVG document (CARD.width × CARD.height), QR code
- * included, drawn on white (CARD_BACKGROUND).
+ * included, drawn on white (CARD_BACKGROUND). Its lines of text are drawn by
+ * `drawLine`: `<text>` elements unless the caller has them outlined already.
  */
-export function buildTicketSvg(ticket: TicketImageInput, code: string): string {
-  const { width, height, textX, codeX } = CARD;
-  const text = cardText(ticket);
-  const border = ticket.cancelled ? COLORS.void : COLORS.border;
-  const perforation = CARD.perforationX;
-  const parts: string[] = [
+export function buildTicketSvg(
+  ticket: TicketImageInput,
+  code: string,
+  drawLine: (line: CardLine) => string = textElement,
+  lines: CardLine[] = cardLines(ticket),
+): string {
+  const { width, height, perforationX } = CARD;
+  return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
+    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="4"/>`,
     buildTicketQr(code).svg,
-    `<line x1="${perforation}" y1="22" x2="${perforation}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
-    textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
-    textElement(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
-    textElement(textX, 138, text.date, STYLES.date, COLORS.muted),
-  ];
-  // The lines below the date follow one another: a timed ticket's entry time, the category, the event's name.
-  let y = 138;
-  if (text.entry !== undefined) parts.push(textElement(textX, (y += 30), text.entry, STYLES.date, COLORS.muted));
-  parts.push(textElement(textX, (y += 34), text.category, STYLES.category, COLORS.ink));
-  y += 6;
-  for (const line of text.eventLines) parts.push(textElement(textX, (y += 24), line, STYLES.event, COLORS.ink));
-  y += 14;
-  for (const line of text.voidLines) parts.push(textElement(textX, (y += 20), line, STYLES.voidNotice, COLORS.void));
-  parts.push(
-    textElement(codeX, CODE_BASELINE - 30, text.codeLabel, STYLES.codeLabel, COLORS.faint),
-    textElement(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink),
+    `<line x1="${perforationX}" y1="22" x2="${perforationX}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
+    ...lines.map(drawLine),
     "</svg>",
-  );
-  return parts.join("");
+  ].join("");
 }

@@ -15,6 +15,7 @@
 import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
 import monoBold from "@expo-google-fonts/jetbrains-mono/700Bold/JetBrainsMono_700Bold.ttf";
+import { FONT_FAMILY } from "./font-metrics";
 
 /** The GSUB features that replace a run of characters by other glyphs (ligatures, contextual forms). */
 const SUBSTITUTIONS_OFF = new Set(["calt", "clig", "dlig", "liga", "rclt", "rlig"]);
@@ -48,5 +49,12 @@ export function withoutSubstitutions(font: ArrayBuffer | Uint8Array): Uint8Array
   return bytes;
 }
 
-/** Every face the card uses, substitutions off; resvg copies them into wasm memory on each render. */
-export const CARD_FONTS: readonly Uint8Array[] = [interRegular, interBold, monoBold].map(withoutSubstitutions);
+/**
+ * resvg's font options for the card's text: every face it uses, substitutions
+ * off (resvg copies them into wasm memory each time), Inter by default.
+ */
+export const CARD_FONTS = {
+  fontBuffers: [interRegular, interBold, monoBold].map(withoutSubstitutions),
+  defaultFontFamily: FONT_FAMILY,
+  sansSerifFamily: FONT_FAMILY,
+};

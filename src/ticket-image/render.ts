@@ -5,10 +5,10 @@
  */
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
-import { buildTicketSvg, CARD_BACKGROUND, type TicketImageInput } from "./card";
+import { buildTicketSvg, CARD_BACKGROUND, cardLines, type TicketImageInput } from "./card";
 import { CARD_FONTS } from "./fonts";
-import { FONT_FAMILY } from "./font-metrics";
 import { encodeRgbaPng } from "./png";
+import { outlinedLines } from "./text-outlines";
 
 /** PNG bytes over an ordinary ArrayBuffer, usable as a Response body. */
 export type PngBytes = Uint8Array<ArrayBuffer>;
@@ -24,22 +24,17 @@ export function ensureResvg(): Promise<void> {
   return ready;
 }
 
-// The options of every render; resvg copies the font bytes into wasm memory each time.
-const RENDER_OPTIONS = {
-  fitTo: { mode: "original" },
-  background: CARD_BACKGROUND,
-  font: { fontBuffers: [...CARD_FONTS], defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
-} as const;
+type Pixels = { pixels: Uint8Array; width: number; height: number };
 
 /**
- * Rasterises an SVG document to RGBA pixels at its own size, with the card's
- * fonts, on the card's background: resvg fills the canvas with it, cheaper
- * than painting a full-card rectangle over every pixel.
- * @internal (for tests)
+ * Rasterises an SVG document to RGBA pixels at its own size, on the card's
+ * background: resvg fills the canvas with it, cheaper than painting a
+ * full-card rectangle over every pixel. A card drawn from outlines needs no
+ * fonts (resvg would copy them into wasm memory and index them for nothing).
  */
-export async function rasterise(svg: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
+async function pixelsOf(svg: string, withFonts: boolean): Promise<Pixels> {
   await ensureResvg();
-  const resvg = new Resvg(svg, RENDER_OPTIONS);
+  const resvg = new Resvg(svg, { fitTo: { mode: "original" }, background: CARD_BACKGROUND, ...(withFonts ? { font: CARD_FONTS } : {}) });
   let pixels: Uint8Array;
   let width: number;
   let height: number;
@@ -57,8 +52,18 @@ export async function rasterise(svg: string): Promise<{ pixels: Uint8Array; widt
   return { pixels, width, height };
 }
 
-/** Builds the ticket card with the code's QR code and returns it as PNG bytes. */
+/**
+ * An SVG document with `<text>` as RGBA pixels, set in the card's fonts.
+ * @internal (for tests)
+ */
+export function rasterise(svg: string): Promise<Pixels> {
+  return pixelsOf(svg, true);
+}
+
+/** Builds the ticket card with the code's QR code, its text drawn from outlines, and returns it as PNG bytes. */
 export async function renderTicketPng(ticket: TicketImageInput, code: string): Promise<PngBytes> {
-  const { pixels, width, height } = await rasterise(buildTicketSvg(ticket, code));
+  await ensureResvg();
+  const lines = cardLines(ticket);
+  const { pixels, width, height } = await pixelsOf(buildTicketSvg(ticket, code, outlinedLines(lines), lines), false);
   return encodeRgbaPng(pixels, width, height);
 }

@@ -1,6 +1,6 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg as buildSvg, type TicketImageInput } from "../../src/ticket-image";
+import { MAX_CODE_LENGTH, TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg as buildSvg, type TicketImageInput } from "../../src/ticket-image";
 import {
   CARD,
   MUSEUM_NAME,
@@ -200,13 +200,21 @@ describe("ticket card: SVG", () => {
   });
 });
 
-/** The dark modules of a path qrcode-svg draws with `join: true`, in module units (quiet zone included), as "x,y". */
-function modulesOfPath(d: string): Set<string> {
-  const squares = [...d.matchAll(/M(\d+),(\d+) V(\d+) H(\d+) V\2 H\1 Z/g)];
-  // Every subpath is one module square, nothing else.
-  expect(squares.map((m) => m[0]).join(" ")).toBe(d.trim());
-  for (const [, x, y, bottom, right] of squares) expect([Number(bottom) - Number(y), Number(right) - Number(x)]).toEqual([1, 1]);
-  return new Set(squares.map(([, x, y]) => `${x},${y}`));
+/** The dark modules ("col,row", quiet zone excluded) of a path of runs `M<x>,<y>h<n>v1h-<n>z` in module units. */
+function modulesOfRuns(d: string): Set<string> {
+  const runs = [...d.matchAll(/M(\d+),(\d+)h(\d+)v1h-\3z/g)];
+  // Every subpath is one run, nothing else.
+  expect(runs.map((m) => m[0]).join("")).toBe(d);
+  const dark = new Set<string>();
+  for (const [, x, y, n] of runs) for (let i = 0; i < Number(n); i++) dark.add(`${Number(x) + i - 4},${Number(y) - 4}`);
+  return dark;
+}
+
+/** qrcode-svg's own drawing of the code: the module squares of its joined path, in the standard orientation (`swap`). */
+function modulesQrcodeSvgDraws(code: string): Set<string> {
+  const qr = new QRCode({ content: code, ecl: "M", join: true, swap: true, width: 77, height: 77, padding: 4 });
+  const d = / d="([^"]*)"/.exec(qr.svg({ container: "none" }))![1]!;
+  return new Set([...d.matchAll(/M(\d+),(\d+) V/g)].map(([, x, y]) => `${Number(x) - 4},${Number(y) - 4}`));
 }
 
 describe("ticket card: QR code", () => {
@@ -226,18 +234,25 @@ describe("ticket card: QR code", () => {
     expect([qr.x % CARD.qrModule, qr.y % CARD.qrModule]).toEqual([0, 0]);
   });
 
-  it("is the path qrcode-svg draws, in the standard orientation, scaled onto the card", () => {
-    const placed = new RegExp(`^<g transform="matrix\\(5 0 0 5 ${qr.x} ${qr.y}\\)"><rect [^>]*style="fill:none;[^>]*/><path [^>]*style="fill:#000000;shape-rendering:crispEdges;" d="([^"]+)" /></g>$`);
+  it("is the path qrcode-svg draws, its squares joined into runs, in the standard orientation, scaled onto the card", () => {
+    const placed = new RegExp(`^<path transform="matrix\\(5 0 0 5 ${qr.x} ${qr.y}\\)" fill="#000000" shape-rendering="crispEdges" d="([^"]+)"/>$`);
     const path = placed.exec(qr.svg);
     expect(path, qr.svg.slice(0, 300)).not.toBeNull();
-    // qrcode-svg's own matrix: modules[row][col]; drawn at x = col, y = row (plus the quiet zone).
+    const drawn = modulesOfRuns(path![1]!);
+    expect(drawn).toEqual(modulesQrcodeSvgDraws(CODE));
+    // qrcode-svg's matrix: modules[row][col], drawn at x = col, y = row.
     const { modules } = new QRCode({ content: CODE, ecl: "M" }).qrcode;
-    const expected = new Set<string>();
-    modules.forEach((row, r) => row.forEach((dark, c) => dark && expected.add(`${c + 4},${r + 4}`)));
-    expect(modulesOfPath(path![1]!)).toEqual(expected);
+    const matrix = new Set<string>();
+    modules.forEach((row, r) => row.forEach((dark, c) => dark && matrix.add(`${c},${r}`)));
+    expect(drawn).toEqual(matrix);
     // The finder patterns' corners are dark, the separators light; the "dark module" sits at column 8, row 4·version + 9.
-    for (const [col, row] of [[0, 0], [68, 0], [0, 68], [8, 4 * 13 + 9]]) expect(expected.has(`${col! + 4},${row! + 4}`)).toBe(true);
-    expect(expected.has("11,11")).toBe(false);
+    for (const [col, row] of [[0, 0], [68, 0], [0, 68], [8, 4 * 13 + 9]]) expect(drawn.has(`${col},${row}`)).toBe(true);
+    expect(drawn.has("7,7")).toBe(false);
+  });
+
+  it("fits the longest code a ticket may carry: version 14 fills the QR box", () => {
+    const longest = buildTicketQr("x".repeat(MAX_CODE_LENGTH));
+    expect(longest).toMatchObject({ version: 14, size: CARD.qrBox.size, x: CARD.qrBox.x, y: CARD.qrBox.y });
   });
 
   it("is part of the card's SVG, and nothing else is drawn over the QR box", () => {

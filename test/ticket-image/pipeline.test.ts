@@ -26,16 +26,19 @@ function recordRenderedTrees(): string[] {
 /**
  * The dark modules ("col,row", quiet zone excluded) of every path in a tree
  * that is drawn as a QR code: black, crisp, scaled to whole-pixel modules,
- * each subpath one module square in module units.
+ * each subpath a rectangle of whole modules (as usvg writes it: the
+ * transform on a group, absolute corners `M x y L x+n y L x+n y+h L x y+h Z`).
  */
 function qrModulesIn(tree: string): Set<string>[] {
   const found: Set<string>[] = [];
-  for (const [, group] of tree.matchAll(/<g transform="matrix\(5 0 0 5 \d+ \d+\)">([\s\S]*?)<\/g>/g)) {
-    for (const [, d] of group!.matchAll(/<path fill="#000000" stroke="none" shape-rendering="crispEdges" d="([^"]+)"\/>/g)) {
-      const squares = [...d!.matchAll(/M (\d+) (\d+) L \1 (\d+) L (\d+) \3 L \4 \2 L \1 \2 Z/g)];
-      expect(squares.map((m) => m[0]).join(" ")).toBe(d!.trim());
-      found.push(new Set(squares.map(([, x, y]) => `${Number(x) - 4},${Number(y) - 4}`)));
+  for (const [, d] of tree.matchAll(/<g transform="matrix\(5 0 0 5 \d+ \d+\)">\s*<path fill="#000000" stroke="none" shape-rendering="crispEdges" d="([^"]+)"\/>/g)) {
+    const rectangles = [...d!.matchAll(/M (\d+) (\d+) L (\d+) \2 L \3 (\d+) L \1 \4 Z/g)];
+    expect(rectangles.map((m) => m[0]).join(" ")).toBe(d!.trim());
+    const dark = new Set<string>();
+    for (const [, x0, y0, x1, y1] of rectangles) {
+      for (let y = Number(y0); y < Number(y1); y++) for (let x = Number(x0); x < Number(x1); x++) dark.add(`${x - 4},${y - 4}`);
     }
+    found.push(dark);
   }
   return found;
 }

@@ -10,9 +10,10 @@
 // strokes. Kerning moves glyphs without replacing them: it is turned off on
 // both sides.
 import { describe, expect, it } from "vitest";
-import { buildTicketSvg, type TicketImageInput } from "../../src/ticket-image";
+import { buildTicketSvg, renderTicketPng, type TicketImageInput } from "../../src/ticket-image";
 import { advanceWidth, escapeXml, type TextStyle } from "../../src/ticket-image/card";
 import { rasterise } from "../../src/ticket-image/render";
+import { pngToRgba } from "../support/qr-decode";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 const CODE = "eyJhbGciOiJFZERTQSIsImtpZCI6IlQxIn0.e30.c2ln";
@@ -76,5 +77,19 @@ describe("the card's text, glyph by glyph", () => {
     const { pixels, largest } = difference(whole, glyphByGlyph);
     expect(largest, `${pixels} pixels differ`).toBeLessThanOrEqual(64);
     expect(pixels).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("the card drawn from its text's outlines", () => {
+  it.each([
+    ["general", GENERAL_TICKET],
+    ["event, cancelled", { ...EVENT_TICKET, eventName: `An event first shaped here ${crypto.randomUUID()}`, cancelled: true }],
+  ])("%s: the same pixels as the card with its text shaped by resvg", async (_, ticket) => {
+    // Twice: the first render shapes what this isolate has not outlined yet, the second draws it all from outlines.
+    for (let time = 0; time < 2; time++) {
+      const outlined = pngToRgba(await renderTicketPng(ticket, CODE));
+      const shaped = await rasterise(buildTicketSvg(ticket, CODE));
+      expect(outlined.rgba.every((value, i) => value === shaped.pixels[i])).toBe(true);
+    }
   });
 });
