@@ -134,10 +134,7 @@ export function cleanText(text: string): string {
 }
 
 type FontWeight = "regular" | "bold";
-/**
- * How a line is set: in Inter (regular or bold), or in the code's monospaced face.
- * @internal (for tests)
- */
+/** How a line is set: in Inter (regular or bold), or in the code's monospaced face. */
 export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number; monospaced?: true };
 
 const advanceIndex = new Map<number, number>(CODE_POINTS.map((cp, i) => [cp, i]));
@@ -152,7 +149,6 @@ function advanceOf(cp: number, weight: FontWeight): number {
 /**
  * Where the pen ends after the text, in pixels: the face's advance widths
  * and the letter spacing, no kerning.
- * @internal (for tests)
  */
 export function advanceWidth(text: string, style: TextStyle): number {
   let ems = 0;

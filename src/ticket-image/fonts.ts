@@ -27,9 +27,8 @@ const tagAt = (bytes: Uint8Array, offset: number) => String.fromCharCode(...byte
  * SUBSTITUTIONS_OFF apply no lookups: their feature tables' lookup counts are
  * set to 0. The tables, their order and every other feature stay as they were
  * (kerning is positioning, in GPOS: untouched).
- * @internal (for tests)
  */
-export function withoutSubstitutions(font: ArrayBuffer | Uint8Array): Uint8Array {
+function withoutSubstitutions(font: ArrayBuffer | Uint8Array): Uint8Array {
   const bytes = new Uint8Array(font).slice();
   const view = new DataView(bytes.buffer);
   const tableCount = view.getUint16(4);
