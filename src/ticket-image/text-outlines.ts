@@ -36,10 +36,13 @@ function piecesOf(line: CardLine): CardLine[] {
   });
 }
 
+/** Printable ASCII: what a code is written in, shaped at once with a code's first new glyph. */
+const ASCII = Array.from({ length: 0x7e - 0x20 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
+
 /** Shapes the pieces of these lines not outlined yet, in one resvg call, and keeps their outlines. */
 function outlineMissing(lines: CardLine[]): void {
   const missing = new Map<string, CardLine>();
-  for (const piece of lines.flatMap(piecesOf)) {
+  const note = (piece: CardLine) => {
     const key = keyOf(piece);
     const known = outlines.get(key);
     if (known === undefined) missing.set(key, piece);
@@ -48,6 +51,12 @@ function outlineMissing(lines: CardLine[]): void {
       outlines.delete(key);
       outlines.set(key, known);
     }
+  };
+  for (const line of lines) {
+    const before = missing.size;
+    piecesOf(line).forEach(note);
+    // A new glyph of a code: every printable ASCII one of its face with it, so the next codes find theirs.
+    if (line.style.monospaced && missing.size > before) piecesOf({ ...line, text: ASCII }).forEach(note);
   }
   if (missing.size === 0) return;
   const keys = [...missing.keys()];
