@@ -3,8 +3,9 @@
 // (GET /gate/keys, GET /gate/config, GET /gate/revocations). WebCrypto only
 // (Ed25519): browsers, Node 20+, workerd. It cannot know a ticket admitted at
 // another gate: that is the upload's answer (`POST /admissions/offline`).
-// The Worker reads codes with this module too (src/ticket-image/token.ts),
-// so a gate and the service cannot disagree on what a genuine code is.
+// The Worker reads codes (src/ticket-image/token.ts) and the museum's clock
+// (src/platform/dates.ts) with this module too, so a gate and the service
+// cannot disagree on what a genuine code is or what time it is.
 
 /** The longest code a gate reads: the service signs 337 characters at most (an event ticket, an 8-character kid, a 20-character category). */
 export const MAX_CODE_LENGTH = 350;
@@ -130,13 +131,20 @@ export function verifyTicketCode(code, keySet) {
   return verifyTicketCodeWith(code, (kid) => importedKey(keySet, kid));
 }
 
-/** The date (`YYYY-MM-DD`) and time (`HH:mm`) of `now` in `timeZone`. */
+// A clock's format by time zone: made once, as making one costs far more than using it.
+const clocks = new Map();
+
+/**
+ * The date (`YYYY-MM-DD`) and time (`HH:mm`) of `now` in `timeZone`: the
+ * museum's clock, the service's too (src/platform/dates.ts reads it here).
+ */
 export function museumNow(timeZone, now) {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-      .formatToParts(now)
-      .map((part) => [part.type, part.value]),
-  );
+  let clock = clocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    clocks.set(timeZone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(now).map((part) => [part.type, part.value]));
   return { today: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
 }
 
