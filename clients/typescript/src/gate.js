@@ -5,7 +5,9 @@
 // another gate: that is the upload's answer (`POST /admissions/offline`).
 // The Worker reads codes (src/ticket-image/token.ts) and the museum's clock
 // (src/platform/dates.ts) with this module too, so a gate and the service
-// cannot disagree on what a genuine code is or what time it is.
+// cannot disagree on what a genuine code is or what time it is. The day's
+// rules exist twice, as the service's SQL and `checkTicketCode` here:
+// test/admission/gate-rules.test.ts holds the two together.
 
 /** The longest code a gate reads: the service signs 337 characters at most (an event ticket, an 8-character kid, a 20-character category). */
 export const MAX_CODE_LENGTH = 350;
@@ -151,10 +153,13 @@ export function museumNow(timeZone, now) {
 const minutesOf = (time) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 
 /**
- * Judges a scanned code at `now` as the service would:
+ * Judges a scanned code at `now` as the service would, checking in its order
+ * (not genuine, revoked, not today, too late, too early):
  * `{ outcome: "admitted" | "not-valid-today" | "too-early" | "too-late" | "revoked" | "invalid-ticket-code", … }`
  * with the claims (`ticketId`, `ticketType`, `ticketDate`, `category`,
  * `eventId`, `entryTime`) of a genuine code, and `timeClose` when too late.
+ * Too early applies only on a day with timed entry (`entrySlots` in the
+ * config): with timed entry turned off, a timed ticket is admitted all day.
  * `revoked`: the ticket ids of the revocation feed (a Set or any iterable).
  */
 export async function checkTicketCode({ code, keys, config, revoked = [], now = new Date() }) {
@@ -175,7 +180,8 @@ export async function checkTicketCode({ code, keys, config, revoked = [], now = 
   if (ticket.ticketType === "general") {
     const day = config.days.find((d) => d.date === today);
     if (day && time >= day.timeClose) return { outcome: "too-late", ...ticket, timeClose: day.timeClose };
-    if (ticket.entryTime !== undefined && minutesOf(time) + config.admissionEarlyMinutes < minutesOf(ticket.entryTime)) {
+    const timedEntry = day?.entrySlots !== undefined;
+    if (timedEntry && ticket.entryTime !== undefined && minutesOf(time) + config.admissionEarlyMinutes < minutesOf(ticket.entryTime)) {
       return { outcome: "too-early", ...ticket };
     }
   }
