@@ -1,2 +1,2 @@
 // The tests read ticket images with the same decoder as the scripts (tools/lib/ticket-qr.mjs).
-export { PNG_SIGNATURE, decodeQrPng, pngToRgba, type DecodedImage } from "../../tools/lib/ticket-qr.mjs";
+export { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../../tools/lib/ticket-qr.mjs";
