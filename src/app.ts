@@ -28,10 +28,10 @@ import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 /** The interface version this service implements (the API description's). */
 const API_VERSION = "1.1.1";
 const API_BASE_PATH = "/v1.1";
-/** @internal (for tests) */
-export const MAX_BODY_BYTES = 16 * 1024;
-/** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. @internal (for tests) */
-export const MAX_UPLOAD_BYTES = 512 * 1024;
+/** A request body, but an offline upload. */
+const MAX_BODY_BYTES = 16 * 1024;
+/** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. */
+const MAX_UPLOAD_BYTES = 512 * 1024;
 const UPLOAD_PATH = `${API_BASE_PATH}/admissions/offline`;
 
 /** Refuses (413) a body over `maxSize` bytes. */

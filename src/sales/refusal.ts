@@ -13,11 +13,8 @@ import type { TicketLine } from "../tickets/schemas";
 import { addDayStateRead, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
 import { companionCategoriesOf, type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
-/**
- * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
- * @internal (for tests)
- */
-export function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
+/** The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead. */
+function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
   return new ProblemError(409, {
     type: PROBLEM_TYPES.soldOut,
     title: "Sold out",

@@ -39,6 +39,7 @@ type KeyEnv = { TICKET_CODE_KEYS?: string };
 /**
  * Reads TICKET_CODE_KEYS. Throws an Error naming the variable and the key's
  * position (never a key's value) when something is wrong.
+ * @internal (for tests)
  */
 export function codeKeysFromEnv(env: KeyEnv): CodeKeySet {
   const text = env.TICKET_CODE_KEYS?.trim();

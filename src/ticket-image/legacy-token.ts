@@ -22,7 +22,7 @@ import { log } from "../platform/log";
 import { oncePerEnv } from "../platform/once-per-env";
 import type { TicketType } from "../tickets/schemas";
 
-export type SigningKey = { id: string; secret: string };
+type SigningKey = { id: string; secret: string };
 export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };
 
 export type VerifiedTicketToken = {
@@ -71,6 +71,7 @@ type KeyEnv = {
  *   no longer sign, as `KID:secret` pairs separated by commas, e.g. `K0:…,KA:…`.
  *
  * Throws an Error naming the variable (never its value) when something is wrong.
+ * @internal (for tests)
  */
 export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
   const secret = env.TICKET_SIGNING_KEY?.trim();
@@ -240,7 +241,7 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 // ---------------------------------------------------------------------------
 // Sign and verify
 
-/** Signs a token for the ticket with the current key. Throws on a malformed ticket. */
+/** Signs a token for the ticket with the current key. Throws on a malformed ticket. @internal (for tests) */
 export async function signTicketToken(
   ticket: { ticketId: string; ticketType: TicketType; ticketDate: string },
   keys: SigningKeys,

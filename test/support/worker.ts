@@ -68,6 +68,7 @@ function trackingWaitUntil(ctx: ExecutionContext): ExecutionContext {
   } as ExecutionContext;
 }
 
+/** @public (the Worker the tests run: vitest.config.ts `main`) */
 export default {
   ...worker,
   async fetch(request, env, ctx) {
