@@ -12,7 +12,7 @@ import { validationProblem } from "../http/errors";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
 import { amountOf } from "../platform/money";
 import type { Availability, AvailabilityCalendar, SaleStatus } from "./schemas";
-import { parsePlacesTaken, type PlacesTaken, placesTakenOn } from "../tickets/statements";
+import { parsePlacesTaken, type PlacesTaken, placesTakenOn } from "../tickets/statements/places";
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 

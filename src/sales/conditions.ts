@@ -10,7 +10,8 @@ import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { sqlMuseumInstant } from "../platform/sql";
 import type { TicketLine } from "../tickets/schemas";
-import { placesTaken, type TicketColumns } from "../tickets/statements";
+import { placesTaken } from "../tickets/statements/places";
+import type { TicketColumns } from "../tickets/statements/rows";
 
 /** The names of the sale's conditions, in the order a refusal is explained. */
 export const CONDITIONS = {

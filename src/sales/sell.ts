@@ -14,15 +14,9 @@ import { sqlNowShiftedSeconds } from "../platform/sql";
 import { insertOrder, isDuplicateReference } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import {
-  alignOrderHold,
-  insertTicket,
-  orderHoldEnd,
-  type TicketColumns,
-  ticketExists,
-  ticketsWritten,
-  withRecordedPrices,
-} from "../tickets/statements";
+import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
+import type { TicketColumns } from "../tickets/statements/rows";
+import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
 import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";

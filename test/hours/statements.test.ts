@@ -8,11 +8,15 @@ import sql, { raw } from "sql-template-tag";
 import { clearHoursException, loadCalendar, readWeeklySchedule, setHoursException, writeWeeklySchedule } from "../../src/hours/service";
 import { dayPlanOn, parsePlan } from "../../src/hours/statements";
 import { addDays } from "../../src/platform/dates";
+import { forgetTicketLookups } from "../../src/ticket-image";
+import { ticketsFollowing } from "../../src/tickets/follow";
 
 // A year no other test touches.
 const FIRST = "3100-01-01";
 const LAST = "3100-12-31";
 const DAYS = Array.from({ length: 365 }, (_, i) => addDays(FIRST, i));
+// The tickets' part of a change of the hours, as app.ts hands it to the hours.
+const tickets = ticketsFollowing(forgetTicketLookups).hours;
 
 const hours: fc.Arbitrary<DayPlan> = fc.constantFrom<DayPlan[]>(
   { timeOpen: "09:00", timeClose: "18:00" },
@@ -43,16 +47,16 @@ describe("dayPlanOn", () => {
     const original = await readWeeklySchedule(env.DB);
     let recorded: string[] = [];
     const clearExceptions = async () => {
-      for (const day of recorded) await clearHoursException(env.DB, day, FIRST);
+      for (const day of recorded) await clearHoursException(env.DB, day, FIRST, tickets);
       recorded = [];
     };
     try {
       await fc.assert(
         fc.asyncProperty(weeklySchedule, exceptions, async (week, dated) => {
-          await writeWeeklySchedule(env.DB, week, { today: FIRST, cancelTickets: false });
+          await writeWeeklySchedule(env.DB, week, { today: FIRST, cancelTickets: false }, tickets);
           await clearExceptions();
           for (const exception of dated) {
-            await setHoursException(env.DB, exception.date, exception.hours, null, { today: FIRST, cancelTickets: false });
+            await setHoursException(env.DB, exception.date, exception.hours, null, { today: FIRST, cancelTickets: false }, tickets);
             recorded.push(exception.date);
           }
 
@@ -62,7 +66,7 @@ describe("dayPlanOn", () => {
         { seed: 3100, numRuns: 15 },
       );
     } finally {
-      await writeWeeklySchedule(env.DB, original, { today: FIRST, cancelTickets: false });
+      await writeWeeklySchedule(env.DB, original, { today: FIRST, cancelTickets: false }, tickets);
       await clearExceptions();
     }
   });
