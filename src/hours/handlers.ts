@@ -4,7 +4,7 @@ import { addDays } from "../platform/dates";
 import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
 import { ProblemError } from "../http/problem";
-import { type DayPlan, PUBLISHED_DAYS_AHEAD, openDays, type WeeklySchedule } from "./calendar";
+import { type DayPlan, PUBLISHED_DAYS_AHEAD, type WeeklySchedule } from "./calendar";
 import type { HoursTickets } from "./followers";
 import * as service from "./service";
 import type * as routes from "./routes";
@@ -23,13 +23,12 @@ export const getMuseumHours: AppRouteHandler<typeof routes.getMuseumHours> = asy
   const yearFromStart = addDays(startDate, PUBLISHED_DAYS_AHEAD);
   const endDate = yearFromStart < lastPublished ? yearFromStart : lastPublished;
   const page = { page: query.page, limit: query.limit };
-  const calendar = await service.loadCalendar(c.var.db, startDate, endDate);
-  const days = openDays(calendar, { from: startDate, to: endDate }, { skip: pageOffset(page), take: page.limit + 1 });
+  const days = await service.readOpenDays(c.var.db, { from: startDate, to: endDate }, { skip: pageOffset(page), take: page.limit + 1, slots: false });
   const url = new URL(c.req.url);
   url.searchParams.set("startDate", startDate);
   const link = paginationLink(url.href, page, days.length > page.limit);
   if (link) c.header("Link", link);
-  return c.json(days.slice(0, page.limit), 200);
+  return c.json(days.slice(0, page.limit).map(({ date, plan }) => ({ date, timeOpen: plan.timeOpen, timeClose: plan.timeClose })), 200);
 };
 
 export const getWeeklySchedule: AppRouteHandler<typeof routes.getWeeklySchedule> = async (c) =>

@@ -32,11 +32,6 @@ export function addDays(date: IsoDate, days: number): IsoDate {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** 0 = Sunday … 6 = Saturday, as in `Date#getUTCDay` and SQLite's `%w`. */
-export function dayOfWeek(date: IsoDate): number {
-  return new Date(toUtcMs(date)).getUTCDay();
-}
-
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Today's date in an IANA time zone (the museum's, not the server's UTC). */
