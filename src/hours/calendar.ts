@@ -26,21 +26,5 @@ export function timeOf(minutes: number): string {
   return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 }
 
-/** The entry slots' start times of a timed day, in order (none for a day without timed entry). */
-export function slotStarts(plan: DayPlan): string[] {
-  if (plan.entrySlotMinutes === undefined) return [];
-  const starts: string[] = [];
-  const close = minutesOf(plan.timeClose);
-  for (let start = minutesOf(plan.timeOpen); start + plan.entrySlotMinutes <= close; start += plan.entrySlotMinutes) {
-    starts.push(timeOf(start));
-  }
-  return starts;
-}
-
-/** When the slot starting at `entryTime` ends. */
-export function slotEnd(plan: DayPlan, entryTime: string): string {
-  return timeOf(minutesOf(entryTime) + (plan.entrySlotMinutes ?? 0));
-}
-
 /** How far ahead hours are published, and tickets sold: a year from today. */
 export const PUBLISHED_DAYS_AHEAD = 365;

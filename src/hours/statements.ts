@@ -242,7 +242,7 @@ export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
 }
 
 /** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
-export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
+function slotEndOf(plan: Sql, entryTime: Sql): Sql {
   return timeAt(slotEndAt(plan, minutesPastMidnight(entryTime)));
 }
 
