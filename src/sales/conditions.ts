@@ -21,7 +21,7 @@ export const CONDITIONS = {
     "category-on-sale", "accompanied-line-has-companion",
     "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
   ],
-  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-date", "event-room"],
+  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-sale", "event-on-date", "event-room"],
 } as const;
 export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number];
 
@@ -64,7 +64,7 @@ export function slotOnSale(date: Sql, plan: Sql, entryTime: Sql, now: MuseumNow)
   return onSale({ ticketType: sql`'general'`, ticketDate: date, entryTime }, plan, now);
 }
 
-/** True while tickets for an event on `date` are sold at `now`: all day. */
+/** True while tickets for an event on `date` are sold at `now`, all day: the condition `event-on-sale`. */
 export function eventOnSale(date: Sql, now: MuseumNow): Sql {
   return onSale({ ticketType: sql`'event'`, ticketDate: date, entryTime: sql`NULL` }, sql`NULL`, now);
 }
@@ -89,12 +89,13 @@ const roomFor = (room: Sql, ahead: number | Sql) => sql`coalesce(${room} > ${ahe
 /** What the conditions are judged on, as SQL: a request line's values, or a written ticket's columns. */
 type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql };
 
-function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): LineConditions {
+function eventConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const event = activeEventsOn(line.ticketDate, line.eventId);
   const taken = placesTaken(line.ticketDate, "event", line.eventId);
   return {
     from: sql`(SELECT 1)`,
     holds: {
+      "event-on-sale": eventOnSale(line.ticketDate, now),
       "event-on-date": eventTakesPlaceOn(line.eventId, line.ticketDate),
       "event-room": sql`coalesce((SELECT ${roomFor(roomLeft(raw("ev.capacity"), taken), ahead.event)} FROM (${event}) ev), 0)`,
     },
@@ -136,7 +137,7 @@ export function conditionsOf(
 ): LineConditions {
   const place =
     line.ticketType === "event"
-      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead)
+      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, now, ahead)
       : generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
   return { from: place.from, holds: { ...categoryConditions(line, companions), ...place.holds } };
 }
@@ -149,7 +150,7 @@ export function conditionsOf(
 export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>): Sql {
   const line = { ticketDate: sql`${t}.ticket_date`, eventId: sql`${t}.event_id`, entryTime: sql`${t}.entry_time` };
   const all = (conditions: LineConditions) => sql`coalesce((SELECT ${allOf(conditions)} FROM ${conditions.from}), 0)`;
-  return sql`(CASE WHEN ${t}.ticket_type = 'event' THEN ${all(eventConditions(line, ahead))}
+  return sql`(CASE WHEN ${t}.ticket_type = 'event' THEN ${all(eventConditions(line, now, ahead))}
                    ELSE ${all(generalConditions(line, now, ahead))} END)`;
 }
 

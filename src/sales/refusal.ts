@@ -89,6 +89,9 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
       const available = slotsNow.find((slot) => slot.entryTime === entryTime)?.available ?? 0;
       return soldOut(available, nearestSlotsWithRoom(slotsNow, entryTime, ahead.slot + 1));
     }
+    case "event-on-sale":
+      // Only a late confirmation meets it: a new sale's date was checked against the clock first.
+      return fieldProblem("ticketDate", `Tickets for ${date} are no longer sold: the day is over.`);
     case "event-on-date":
       // Cancelled, or lost the date, since the sale read it.
       return eventNotFound(line.ticketType === "event" ? line.eventId : "");
