@@ -21,8 +21,9 @@ import { securityHeaders } from "./middleware/security-headers";
 import { admissionRouter } from "./admission";
 import { boxOfficeRouter } from "./box-office";
 import { ordersRouter, ticketSalesRouter } from "./sales";
-import { ticketImageRouter } from "./ticket-image";
+import { forgetTicketLookups, ticketImageRouter } from "./ticket-image";
 import { ticketsRouter } from "./tickets";
+import { ticketsFollowing } from "./tickets/follow";
 import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
 /** The interface version this service implements (the API description's). */
@@ -78,8 +79,12 @@ function createApi() {
     (c, next) => (c.req.path === UPLOAD_PATH ? uploadBodyLimit : bodyLimit)(c, next),
     jsonBody(),
   );
-  api.route("/", museumHoursRouter);
-  api.route("/", specialEventsRouter);
+  // Sold tickets follow changes of the hours and the events (which the
+  // tickets read, so it is handed to them here); this isolate then looks
+  // tickets up afresh for their images.
+  const tickets = ticketsFollowing(forgetTicketLookups);
+  api.route("/", museumHoursRouter(tickets.hours));
+  api.route("/", specialEventsRouter(tickets.events));
   api.route("/", ticketCategoriesRouter);
   api.route("/", ticketSalesRouter);
   api.route("/", ticketImageRouter);

@@ -34,11 +34,6 @@ export function addDays(date: IsoDate, days: number): IsoDate {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** 0 = Sunday … 6 = Saturday, as in `Date#getUTCDay` and SQLite's `%w`. */
-export function dayOfWeek(date: IsoDate): number {
-  return new Date(toUtcMs(date)).getUTCDay();
-}
-
 /**
  * The museum's date and its time of day (`HH:mm`) at one moment, in its time
  * zone, and how many minutes its clock is then ahead of UTC (negative west of

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { codeKeysOf, codeSignerAt, signingKeysFromEnv, signTicketCode, signTicketToken, type TicketToSign } from "../../src/ticket-image";
 import { runStep } from "../../src/platform/batch";
-import { selectTicket } from "../../src/tickets/statements";
+import { selectTicket } from "../../src/tickets/statements/rows";
 
 /** The Ed25519 code of these facts, as an image signed now would carry it (a ticket this database may not hold). */
 export function codeFor(ticket: TicketToSign): Promise<string> {

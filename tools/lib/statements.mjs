@@ -12,15 +12,35 @@ import { ROOT } from "./wrangler.mjs";
 
 const require = createRequire(import.meta.url);
 
-/** The statements modules the tools use, by the name they are exported under. */
+/**
+ * The statements modules the tools use, by the name they are exported under
+ * (several modules' exports under one name: the tickets' statements by
+ * concern, or the one file an older checkout has).
+ */
 const MODULES = {
-  accounts: "./src/accounts/statements.ts",
-  categories: "./src/categories/statements.ts",
-  events: "./src/events/statements.ts",
-  hours: "./src/hours/statements.ts",
-  tickets: "./src/tickets/statements.ts",
-  sql: "sql-template-tag",
+  accounts: ["./src/accounts/statements.ts"],
+  categories: ["./src/categories/statements.ts"],
+  events: ["./src/events/statements.ts"],
+  hours: ["./src/hours/statements.ts"],
+  tickets: [
+    "./src/tickets/statements.ts",
+    "./src/tickets/statements/sale.ts",
+    "./src/tickets/statements/places.ts",
+    "./src/tickets/statements/admission.ts",
+  ],
+  sql: ["sql-template-tag"],
 };
+
+/** The bundle's entry: each name of MODULES exporting its modules' exports that `root` has. */
+function entryOf(root) {
+  return Object.entries(MODULES)
+    .map(([name, paths]) => {
+      const present = paths.filter((path) => !path.startsWith("./") || existsSync(join(root, path)));
+      const parts = present.map((path, i) => `import * as ${name}${i} from ${JSON.stringify(path)};`);
+      return present.length === 0 ? "" : `${parts.join("\n")}\nexport const ${name} = { ${present.map((_, i) => `...${name}${i}`).join(", ")} };`;
+    })
+    .join("\n");
+}
 
 const loaded = new Map();
 
@@ -39,10 +59,7 @@ export function statements(root = ROOT) {
   buildSync({
     stdin: {
       // An older checkout may lack a module (its SQL was elsewhere then).
-      contents: Object.entries(MODULES)
-        .filter(([, path]) => !path.startsWith("./") || existsSync(join(root, path)))
-        .map(([name, path]) => `export * as ${name} from ${JSON.stringify(path)};`)
-        .join("\n"),
+      contents: entryOf(root),
       resolveDir: root,
       loader: "ts",
     },
