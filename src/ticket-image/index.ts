@@ -9,27 +9,9 @@ import * as routes from "./routes";
 
 export const ticketImageRouter = createRouter().openapi(routes.getTicketCode, handlers.getTicketCode);
 
-export {
-  signingKeysFromEnv,
-  signingKeysOf,
-  signingKeysProblem,
-  signTicketToken,
-  verifyTicketToken,
-  type SigningKey,
-  type SigningKeys,
-  type VerifiedTicketToken,
-} from "./legacy-token";
+export { signTicketToken, verifyTicketToken, type VerifiedTicketToken } from "./legacy-token";
 export { MAX_CODE_LENGTH, looksLikeTicketCode, signTicketCode, verifyTicketCode, type TicketCodeClaims, type TicketToSign } from "./token";
-export {
-  codeKeysFromEnv,
-  codeKeysOf,
-  codeKeysProblem,
-  codeSignerAt,
-  publicKeySet,
-  type CodeKeySet,
-  type CodeSigner,
-  type PublicCodeKey,
-} from "./code-keys";
+export { codeSignerAt, publicKeySet, type CodeSigner, type PublicCodeKey } from "./code-keys";
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
 export { renderTicketPng, ensureResvg, type PngBytes } from "./render";
 export {

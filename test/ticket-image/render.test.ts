@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { codeKeysFromEnv, codeSignerAt, renderTicketPng, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
+import { codeKeysFromEnv } from "../../src/configuration/code-keys";
+import { codeSignerAt, renderTicketPng, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
 import { CARD } from "../../src/ticket-image/card";
 import { PNG_SIGNATURE, decodeQrPng, pngToRgba } from "../support/qr-decode";
 import { countRenders } from "../support/render-count";
