@@ -151,7 +151,7 @@ const SIGNING_KEY = { TICKET_SIGNING_KEY: "short-key" };
 const NEEDING: [string, (f: Fixtures) => Promise<Response>, object[]][] = [
   ["POST /tickets", () => buy({ ticketType: "general", ticketDate: DAY, email: "config@example.com" }, { key: crypto.randomUUID() }), [CURRENCY, CODE_KEYS, SIGNING_KEY]],
   ["POST /orders", () => order({ holdMinutes: 10, tickets: [{ ticketType: "general", ticketDate: DAY }] }), [CURRENCY, CODE_KEYS, SIGNING_KEY]],
-  ["POST /orders/{id}/confirmation", (f) => api(`/v1.1/orders/${f.held.orderId}/confirmation`, { method: "POST", as: "sales", json: { email: "config@example.com" } }), [CURRENCY]],
+  ["POST /orders/{id}/confirmation", (f) => api(`/v1.1/orders/${f.held.orderId}/confirmation`, { method: "POST", as: "sales", json: { email: "config@example.com" } }), [CURRENCY, CODE_KEYS, SIGNING_KEY]],
   ["POST /orders/{id}/hold", (f) => api(`/v1.1/orders/${f.held.orderId}/hold`, { method: "POST", as: "sales", json: { holdMinutes: 30 } }), [CURRENCY]],
   ["GET /orders/{id}", (f) => api(`/v1.1/orders/${f.confirmed.orderId}`, { as: "sales" }), [CURRENCY]],
   ["GET /orders?reference=", (f) => api(`/v1.1/orders?reference=${f.reference}`, { as: "sales" }), [CURRENCY]],

@@ -8,7 +8,7 @@ import { need } from "../configuration";
 import { prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";
-import { saleContextOf } from "./context";
+import { saleContextOf, sellingNeeds } from "./context";
 import { orderNotFound, ordersByReference, orderStatus } from "./orders";
 import { confirmHeldOrder, extendHeldOrder, type HoldContext } from "./holds";
 import type { Order } from "./schemas";
@@ -141,7 +141,8 @@ function holdContextOf(c: Context<AppEnv>, currency: string): HoldContext {
 
 export const confirmOrder: AppRouteHandler<typeof routes.confirmOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const { currency } = need(c.var.config, "currency");
+  // A confirmation sells the held tickets: it needs what a sale needs.
+  const { currency } = sellingNeeds(c.var.config, new Date());
   const { confirmation, replayed } = await confirmHeldOrder(c.var.db, orderId, c.req.valid("json") ?? {}, {
     ...holdContextOf(c, currency),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
