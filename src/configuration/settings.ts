@@ -7,7 +7,7 @@
 // guessed one. Prices are the database's (ticket categories, events).
 import { z } from "@hono/zod-openapi";
 
-/** What a setting's value is read as: its value, and whether it was set to something that does not parse. */
+/** A setting as read: its value (or its fallback), and whether it was left out or set to something that does not parse. */
 type Read<T> = { value: T; missing: boolean; malformed: boolean };
 
 /** A setting whose value is missing or does not parse (never the value itself). */
