@@ -13,6 +13,7 @@ import { createRouter } from "./http/openapi";
 import { ProblemError } from "./http/problem";
 import { accessLog } from "./middleware/access-log";
 import { basicAuth } from "./middleware/basic-auth";
+import { configuration } from "./middleware/configuration";
 import { cors } from "./middleware/cors";
 import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
@@ -105,6 +106,8 @@ export function createApp() {
     c.header("X-Request-Id", c.var.requestId);
     await next();
   });
+  // `c.var.config`, for everything after it (CORS and the login throttle read it too).
+  app.use(configuration());
   // Hardening (docs/hardening.md): a log line per request, security headers
   // and the CORS allow-list on every response, preflights answered before routing.
   app.use(accessLog(), securityHeaders(), cors());

@@ -9,16 +9,14 @@ import * as routes from "./routes";
 
 export const ticketImageRouter = createRouter().openapi(routes.getTicketCode, handlers.getTicketCode);
 
-export { signingKeysOf, signingKeysProblem, verifyTicketToken, type SigningKeys } from "./legacy-token";
+export { verifyTicketToken } from "./legacy-token";
 export { looksLikeTicketCode, verifyTicketCode } from "./token";
-export { codeKeysOf, codeKeysProblem, codeSignerAt, publicKeySet, type CodeKeySet } from "./code-keys";
+export { codeSignerAt, publicKeySet, type CodeSigner } from "./code-keys";
 export { prerenderSoldTickets } from "./cache";
 /** @internal (for tests, which import the feature's parts from here too) */
-export { signingKeysFromEnv, signTicketToken } from "./legacy-token";
+export { signTicketToken } from "./legacy-token";
 /** @internal (for tests) */
 export { MAX_CODE_LENGTH, signTicketCode, type TicketToSign } from "./token";
-/** @internal (for tests) */
-export { codeKeysFromEnv } from "./code-keys";
 /** @internal (for tests) */
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
 /** @internal (for tests) */

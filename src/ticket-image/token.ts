@@ -19,7 +19,8 @@ import {
   type TicketCodeClaims as VerifiedClaims,
 } from "museum-api-client/gate";
 import type { TicketType } from "../tickets/schemas";
-import type { CodeKeySet, CodeSigner } from "./code-keys";
+import type { CodeKeySet } from "../configuration/code-keys";
+import type { CodeSigner } from "./code-keys";
 
 /** @internal (for tests) */
 export { MAX_CODE_LENGTH } from "museum-api-client/gate";

@@ -14,7 +14,7 @@ import { type DayPlan, timeOf } from "../../src/hours/calendar";
 import { dayPlanOn, isSlotStart, upsertException } from "../../src/hours/statements";
 import { Batch, read, step } from "../../src/platform/batch";
 import { addDays, museumNowIn } from "../../src/platform/dates";
-import { type AdmissionJudgement, selectAdmissionJudgement } from "../../src/tickets/statements";
+import { type AdmissionJudgement, selectAdmissionJudgement } from "../../src/tickets/statements/admission";
 import { ACCOUNTS, api, expectProblem } from "../support/helpers";
 import { useClock } from "../support/clock";
 import { codeFor } from "../support/ticket-codes";

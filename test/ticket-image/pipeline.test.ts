@@ -6,7 +6,8 @@ import { Resvg } from "@resvg/resvg-wasm";
 import QRCode from "qrcode-svg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import pkg from "../../package.json";
-import { codeKeysFromEnv, codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
+import { codeKeysFromEnv } from "../../src/configuration/code-keys";
+import { codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 

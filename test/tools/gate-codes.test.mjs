@@ -56,7 +56,7 @@ before(async () => {
   const outfile = join(dir.path, "codes.mjs");
   await build({
     stdin: {
-      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/code-keys.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/configuration/code-keys.ts"; export * from "./src/ticket-image/code-keys.ts";`,
       resolveDir: ROOT,
       loader: "ts",
     },
