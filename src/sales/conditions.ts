@@ -71,13 +71,15 @@ function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): Lin
 
 /**
  * The categories of the lines that could accompany line `index` of a
- * request (undefined: the default): the other lines for the same date, the
- * same event (or both general) and the same entry time.
+ * request (undefined: the default), each once: the other lines for the same
+ * date, the same event (or both general) and the same entry time. (Once
+ * each: every one is a bound parameter of the line's insert, and D1 binds
+ * at most 100 per statement, so fifty lines of one category must not be fifty.)
  */
 export function companionCategoriesOf(lines: readonly TicketLine[], index: number): (string | undefined)[] {
   const line = lines[index]!;
   const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? ""}`}`;
-  return lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : []));
+  return [...new Set(lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : [])))];
 }
 
 /**

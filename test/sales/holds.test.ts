@@ -136,6 +136,17 @@ describe("a held order", () => {
     expect(problem.type).toBe("/problems/order-confirmed");
   });
 
+  it("of fifty lines naming their category is held and confirmed (each line's insert binds its companions' categories once each)", async () => {
+    const date = await openDay();
+    const lines = Array.from({ length: 50 }, () => ({ ...line(date), category: "adult" }));
+    const res = await order({ holdMinutes: 15, tickets: lines });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const held = (await res.json()) as OrderJson;
+    expect(held.tickets).toHaveLength(50);
+    expect((await confirm(held.orderId, { email: "buyer@example.com" })).status).toBe(200);
+    expect((await taken(date)).taken).toBe(50);
+  });
+
   it("caps expiresAt at the moment its first ticket stops being sold (its day's closing)", async () => {
     const now = new Date();
     const clockIn = (minutes: number) =>
