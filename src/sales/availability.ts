@@ -120,7 +120,7 @@ export function nearestSlotsWithRoom(slots: EntrySlot[], requested: string, want
 }
 
 /** The last day tickets are sold. */
-const lastSaleDay = (now: MuseumNow) => addDays(now.today, PUBLISHED_DAYS_AHEAD);
+export const lastSaleDay = (now: MuseumNow) => addDays(now.today, PUBLISHED_DAYS_AHEAD);
 
 /** The problem of a date outside today … the last day tickets are sold, or null. */
 function outsideSales(path: string, date: IsoDate, now: MuseumNow) {
@@ -193,6 +193,33 @@ function calendarDayOf(state: DayState, now: MuseumNow): AvailabilityCalendar["d
     general: { status: generalStatus, capacity: general.capacity, available: general.available },
     events: eventDays,
   };
+}
+
+/** A day's sales: what `GET /availability` answers, its statuses as the calendar answers them, and each entry slot's status. */
+export type DaySales = {
+  plan: DayPlan | null;
+  availability: Availability;
+  statuses: AvailabilityCalendar["days"][number];
+  /** On a timed day, the status of each of `availability.general.entrySlots`, in order. */
+  slotStatuses: SaleStatus[];
+};
+
+/**
+ * Each day's sales over [from, to] in one round trip, by the same reads and
+ * rules as `GET /availability` and its calendar: for another door to the
+ * same sales (OCTO), whose range rules are its own (the caller keeps it
+ * within the days tickets are sold).
+ */
+export async function salesOver(db: Db, from: IsoDate, to: IsoDate, now: MuseumNow): Promise<DaySales[]> {
+  const states = await runStep(selectDayStates(db, from, to));
+  return states.map((state) => {
+    const availability = availabilityOf(state, now);
+    const salesOpen = generalSalesOpen(state.plan, state.date, now);
+    const slotStatuses = (availability.general.entrySlots ?? []).map((slot) =>
+      saleStatus(salesOpen && slotOpen(state.plan!, slot.entryTime, state.date, now), slot.available, slot.capacity),
+    );
+    return { plan: state.plan, availability, statuses: calendarDayOf(state, now), slotStatuses };
+  });
 }
 
 /** Each day's availability and status over a range (the query's, its defaults filled in), in one round trip. */

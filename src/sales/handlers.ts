@@ -135,6 +135,7 @@ function holdContextOf(c: Context<AppEnv>): HoldContext {
     principal: c.var.principal,
     museumNow: museumNowOf(c.env),
     currency: currencyOf(c.env),
+    primaryDb: c.var.primaryDb,
   };
 }
 

@@ -7,18 +7,31 @@ import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/k
 import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
 import { validationProblem } from "../http/errors";
-import { Batch, type Db, GuardRaced } from "../platform/batch";
+import { Batch, type Db, GuardRaced, type Handle } from "../platform/batch";
 import { minutesOf } from "../hours/calendar";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
 import { sqlNowPlusSeconds } from "../platform/sql";
-import { insertOrder, isDuplicateReference } from "./statements";
+import {
+  type BuyerDetails,
+  insertLinesAside,
+  insertOrder,
+  isDuplicateReference,
+  isOrderCodeClash,
+  isOrderIdTaken,
+  linesSetAside,
+  type OrderRow,
+  settleHeldOrder,
+  updateOrderDetails,
+} from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import {
   alignOrderHold,
   insertTicket,
+  moveOrderTickets,
   orderHoldEnd,
+  releaseHeldTickets,
   type TicketColumns,
   ticketExists,
   ticketsWritten,
@@ -26,7 +39,7 @@ import {
 } from "../tickets/statements";
 import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
 import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
-import { newConfirmationCode } from "./confirmation-code";
+import { newConfirmationCode, newOrderCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
 // A clash of two random 11-character codes is astronomically rare, and so is
@@ -42,6 +55,25 @@ export type SaleRequest = {
   phone?: string;
   /** The seller's own reference of an order (unique per seller). */
   reference?: string;
+  /**
+   * The order's id when the seller chose it (a reseller's booking uuid, an
+   * order only): an id that names an order already is `OrderIdTaken`.
+   */
+  orderId?: string;
+  /**
+   * The lines of the held order `orderId` change to this sale's (an order
+   * only): its former tickets are set aside on a released order and give
+   * their places back in the sale's batch, before its new lines are written
+   * (so they count for them); the order keeps its id, code and reference.
+   * Held again (`holdMinutes`) or sold at once (none: a confirmation).
+   * `whileLive`: only while its hold is live (a confirmation may be late).
+   */
+  relining?: { whileLive: boolean };
+  /** What the seller records of the buyer beyond e-mail and phone, and its notes on the order. */
+  buyer?: BuyerDetails;
+  notes?: string;
+  /** Steps of the caller (reads for its answer) run in the sale's batch after its writes; called again for a retried batch. */
+  also?: (batch: Batch, orderId: string) => void;
   /** Held for this many minutes while the buyer pays (an order only); none: sold at once. */
   holdMinutes?: number;
   /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
@@ -83,7 +115,29 @@ type SoldTicket = {
  * What was sold: the order (for `POST /orders`) and its tickets, in the order
  * of the lines; a held order's `expiresAt` (RFC 3339 UTC, the database's clock).
  */
-export type Sale = { orderId?: string; tickets: SoldTicket[]; expiresAt?: string };
+export type Sale = {
+  orderId?: string;
+  /** The order's own code. */
+  confirmationCode?: string;
+  tickets: SoldTicket[];
+  expiresAt?: string;
+  /** The order as written. */
+  order?: OrderRow;
+};
+
+/** A sale refused because the order id its seller chose names an order already (the seller's own, or another's). */
+export class OrderIdTaken extends Error {
+  constructor(readonly orderId: string) {
+    super("An order with this id exists");
+  }
+}
+
+/** A change of lines refused because the order is not (or no longer) held by this seller, or its hold ran out. */
+export class OrderNotHeld extends Error {
+  constructor(readonly orderId: string) {
+    super("The order is not held");
+  }
+}
 
 /**
  * When a held line's hold ends (an SQL timestamp): `holdMinutes` from the
@@ -146,8 +200,35 @@ async function writeSale<Answer>(
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
   const held = sale.orderId !== undefined && holdMinutes !== undefined ? { orderId: sale.orderId, holdMinutes } : null;
   const intoDay = secondsIntoDay(context.museumNow, context.now ?? new Date());
-  if (sale.orderId) {
-    batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
+  const { relining } = request;
+  let order: Handle<OrderRow | null> | null = null;
+  if (relining && sale.orderId) {
+    // The former lines give their places back first, so that the new lines may take them.
+    const orderId = sale.orderId;
+    const asideId = crypto.randomUUID();
+    batch.add(insertLinesAside(db, orderId, asideId, context.soldBy, relining.whileLive));
+    batch.guard(sql`NOT ${linesSetAside(orderId, asideId)}`, async () => new OrderNotHeld(orderId));
+    batch.add(moveOrderTickets(db, orderId, asideId, linesSetAside(orderId, asideId)));
+    batch.add(releaseHeldTickets(db, asideId, linesSetAside(orderId, asideId)));
+    const details = { reference: request.reference, buyer: request.buyer, notes: request.notes };
+    if (held) batch.add(updateOrderDetails(db, orderId, context.soldBy, details, linesSetAside(orderId, asideId)));
+    else batch.add(settleHeldOrder(db, orderId, "confirmed", linesSetAside(orderId, asideId), details));
+  } else if (sale.orderId) {
+    order = batch.add(
+      insertOrder(
+        db,
+        {
+          orderId: sale.orderId,
+          soldBy: context.soldBy,
+          held: held !== null,
+          confirmationCode: sale.confirmationCode!,
+          reference: request.reference,
+          buyer: request.buyer,
+          notes: request.notes,
+        },
+        claimGuard,
+      ),
+    );
   }
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
@@ -195,10 +276,12 @@ async function writeSale<Answer>(
     const body = held ? sql`json_set(${stored}, '$.expiresAt', ${orderHoldEnd(held.orderId)})` : stored;
     addKeyCompletion(batch, claim, { resourceId: sale.orderId ?? ticketIds[0]!, body, written: ticketExists(ticketIds[0]!) });
   }
+  if (sale.orderId) request.also?.(batch, sale.orderId);
   await batch.run();
   const rows = written.map((step) => step.value!);
   const sold: Sale = {
     ...sale,
+    ...(order?.value ? { order: order.value } : {}),
     ...(held ? { expiresAt: aligned ? aligned.value! : rows[0]!.hold_until! } : {}),
     tickets: sale.tickets.map((ticket, i) => {
       const row = rows[i]!;
@@ -232,11 +315,11 @@ async function checkAndWrite<Answer>(
   // Every line passed its checks: each has its event's name, if any.
   const priced = checks.flatMap((check) => (check.kind === "ok" ? [check] : []));
 
-  const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
+  const orderId = request.addressing === "tickets" ? (request.orderId ?? crypto.randomUUID()) : undefined;
   const ticketIds = lines.map(() => crypto.randomUUID());
   for (let attempt = 1; ; attempt += 1) {
     const sale: Sale = {
-      ...(orderId ? { orderId } : {}),
+      ...(orderId ? { orderId, ...(request.relining ? {} : { confirmationCode: newOrderCode() }) } : {}),
       tickets: lines.map((line, i) => {
         const check = priced[i]!;
         return {
@@ -259,7 +342,8 @@ async function checkAndWrite<Answer>(
       if (request.reference !== undefined && isDuplicateReference(error)) {
         throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.soldBy, request.reference);
       }
-      const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
+      if (request.orderId !== undefined && !request.relining && isOrderIdTaken(error)) throw new OrderIdTaken(request.orderId);
+      const retry = isConfirmationCodeClash(error) || isOrderCodeClash(error) || error instanceof GuardRaced;
       if (retry && attempt < WRITE_ATTEMPTS) continue;
       if (error instanceof GuardRaced) throw placesChanged();
       throw error;

@@ -735,3 +735,71 @@ export function extendOrderHold(db: Db, orderId: string, until: (ticket: TicketC
     read.changes,
   );
 }
+
+/** The ids of the orders with a ticket dated in [from, to] (an SQL query: a read of tickets_by_date). */
+export function ordersWithTicketsIn(from: IsoDate, to: IsoDate): Sql {
+  return sql`SELECT DISTINCT order_id FROM tickets WHERE ticket_date BETWEEN ${from} AND ${to} AND order_id IS NOT NULL`;
+}
+
+/**
+ * Releases the held tickets of the order `orderId` (live, or run out and
+ * not yet recorded) while `allowed` (an SQL condition) holds: their places
+ * are free at once, refund 0 (nothing was paid). For the former lines of
+ * an order whose lines changed (sales' `insertLinesAside`).
+ */
+export function releaseHeldTickets(db: Db, orderId: string, allowed: Sql): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET cancelled_at = ${SQL_NOW}, cancel_source = ${"hold-released" satisfies CancelSource}, refund_cents = 0
+         WHERE order_id = ${orderId} AND hold_until IS NOT NULL AND cancelled_at IS NULL AND ${allowed}`,
+    read.nothing,
+  );
+}
+
+/** A day of an order's tickets and the museum's plan for it (JSON as `dayPlanOn` gives it; null: closed). */
+export type OrderDayPlanRow = { order_id: string; ticket_date: string; plan: string | null };
+
+/** The days of the tickets of the orders `orderIds` (an id, or an SQL query of ids), sold by `seller` (null: by anyone), and each day's plan. */
+export function selectOrderDayPlans(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderDayPlanRow[]> {
+  return step(
+    db,
+    sql`SELECT order_id, ticket_date, ${dayPlanOn(raw("ticket_date"))} AS plan
+          FROM (SELECT DISTINCT t.order_id, t.ticket_date FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})`,
+    read.rows<OrderDayPlanRow>(),
+  );
+}
+
+/**
+ * Gives the tickets of the order `orderId`, sold by `seller`, the buyer's new
+ * e-mail (and phone: a new e-mail replaces the phone too), as a confirmation does.
+ */
+export function setOrderBuyerContact(db: Db, orderId: string, seller: string, contact: { email: string; phone?: string }): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET buyer_email = ${contact.email}, buyer_phone = ${contact.phone ?? null}
+         WHERE order_id = ${orderId} AND sold_by = ${seller}`,
+    read.nothing,
+  );
+}
+
+/** The buyer's contact an order's tickets carry (null until a held order's confirmation brings it). */
+export type OrderBuyerRow = { order_id: string; buyer_email: string | null; buyer_phone: string | null };
+
+/**
+ * The buyer's e-mail and phone of the orders `orderIds` (an id, or an SQL
+ * query of ids) sold by `seller` (null: by anyone): for the seller's own
+ * answers about its sale, never another account's.
+ */
+export function selectOrderBuyers(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderBuyerRow[]> {
+  return step(
+    db,
+    sql`SELECT t.order_id, max(t.buyer_email) AS buyer_email, max(t.buyer_phone) AS buyer_phone
+          FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} GROUP BY t.order_id`,
+    read.rows<OrderBuyerRow>(),
+  );
+}
+
+/** Moves the tickets of the order `from` to the order `to` (their lines kept) while `allowed` (an SQL condition) holds. */
+export function moveOrderTickets(db: Db, from: string, to: string, allowed: Sql): Step<void> {
+  return step(db, sql`UPDATE tickets SET order_id = ${to} WHERE order_id = ${from} AND ${allowed}`, read.nothing);
+}
