@@ -92,12 +92,25 @@ const MAY_IMPORT: Record<string, string[]> = {
     // An event's prices per category name active categories.
     "categories/schemas.ts", "categories/statements.ts",
   ],
+  // Resellers' door (OCTO): translates into the features' services, which
+  // decide every rule; it reads the day plans its answers show and signs the
+  // codes sold tickets carry.
+  "octo": [
+    "env.ts", "settings.ts", "platform", "http", "middleware",
+    "sales/sell.ts", "sales/holds.ts", "sales/orders.ts", "sales/availability.ts", "sales/context.ts",
+    "sales/statements.ts", "sales/schemas.ts",
+    "box-office/cancellation.ts",
+    "categories/service.ts", "categories/schemas.ts", "events/service.ts", "events/schemas.ts",
+    "hours/calendar.ts", "hours/service.ts", "hours/statements.ts",
+    "tickets/schemas.ts", "tickets/statements.ts", "tickets/status.ts",
+    "ticket-image/index.ts",
+  ],
   // Health reports whether the signing keys a sale needs are set.
   "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
     "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
-    "tickets", "sales", "ticket-image", "admission", "box-office",
+    "tickets", "sales", "ticket-image", "admission", "box-office", "octo",
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [
