@@ -198,8 +198,9 @@ export async function reserve(context: OctoContext, body: BookingReservationBody
 export async function extend(context: OctoContext, uuid: string, minutes: number | undefined): Promise<Booking> {
   const orderId = orderIdOf(uuid);
   const answer = recordReader(context, orderId);
-  await rephrased(() =>
-    extendHeldOrder(context.db, orderId, minutes ?? DEFAULT_HOLD_MINUTES, { ...holdContextOf(context), also: answer.also }),
+  await rephrased(
+    () => extendHeldOrder(context.db, orderId, minutes ?? DEFAULT_HOLD_MINUTES, { ...holdContextOf(context), also: answer.also }),
+    uuid,
   );
   return answer.booking();
 }
@@ -208,12 +209,12 @@ function holdContextOf(context: OctoContext) {
   return { principal: context.principal, museumNow: context.museumNow, currency: context.currency, primaryDb: context.primaryDb };
 }
 
-/** The service's "no such order" as OCTO's invalid uuid; anything else as it is. */
-async function rephrased<T>(run: () => Promise<T>, uuid?: string): Promise<T> {
+/** The service's "no such order" (unknown, or another seller's) as OCTO's invalid uuid; anything else as it is. */
+async function rephrased<T>(run: () => Promise<T>, uuid: string): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ProblemError && error.status === 404 && uuid !== undefined) throw invalidBooking(uuid);
+    if (error instanceof ProblemError && error.status === 404) throw invalidBooking(uuid);
     throw error;
   }
 }

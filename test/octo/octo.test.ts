@@ -185,6 +185,11 @@ describe("a booking", () => {
     // Another reseller: not its uuid to use, nor its booking to see.
     expect((await expectOctoError(await reserve(date, "10:00", ["adult"], { uuid }, "other"), 400, "INVALID_BOOKING_UUID")).uuid).toBe(uuid);
     await expectOctoError(await octo(`/bookings/${uuid}`, { key: "other" }), 400, "INVALID_BOOKING_UUID");
+    for (const action of ["extend", "confirm", "cancel"]) {
+      const json = action === "confirm" ? { contact: { emailAddress: "x@example.com" } } : {};
+      await expectOctoError(await octo(`/bookings/${uuid}/${action}`, { key: "other", json }), 400, "INVALID_BOOKING_UUID");
+    }
+    expect((await ok<Booking>(await octo(`/bookings/${uuid}/extend`, { json: { expirationMinutes: 25 } }))).utcExpiresAt! > held.utcExpiresAt!).toBe(true);
     // The museum's own door sees the same order.
     expect((await api(`/v1.1/orders/${uuid}`, { as: "admin" })).status).toBe(200);
   });
