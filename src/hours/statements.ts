@@ -192,6 +192,15 @@ export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
 }
 
 /**
+ * The entry time a general ticket starting at `startTime` (an SQL
+ * expression, `HH:mm`; NULL: none) has on a day of `plan` (JSON): itself on
+ * a timed day, none on an untimed one (where it must be the opening).
+ */
+export function entryTimeAt(plan: Sql, startTime: Sql): Sql {
+  return sql`(CASE WHEN ${planField(plan, "entrySlotMinutes")} IS NULL THEN NULL ELSE ${startTime} END)`;
+}
+
+/**
  * When general tickets with `entryTime` (an SQL expression, NULL for none)
  * stop being sold on a day of `plan` (JSON): its closing time, or the end of
  * the ticket's slot.

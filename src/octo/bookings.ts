@@ -8,8 +8,6 @@
 // the order directly.
 import type { Principal } from "../env";
 import { cancelOrderAtBoxOffice } from "../box-office/cancellation";
-import { hoursOn } from "../hours/calendar";
-import { loadCalendar } from "../hours/service";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { Batch, Db } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
@@ -19,10 +17,10 @@ import { OrderIdTaken, OrderNotHeld, type SaleContext, type SaleRequest, sell } 
 import type { BuyerDetails, OrderSelector } from "../sales/statements";
 import type { TicketLine } from "../tickets/schemas";
 import type { CodeSigner } from "../ticket-image";
-import { type AvailabilityPoint, parseAvailabilityId } from "./availability";
+import { parseAvailabilityId } from "./availability";
 import { bookingOf } from "./bookings-map";
 import { invalidAvailability, invalidBooking, invalidOption, invalidProduct, invalidUnit, OctoError, unprocessable } from "./errors";
-import { productRefOf, type ProductRef } from "./products";
+import { productRefOf } from "./products";
 import {
   type Booking,
   type BookingConfirmationBody,
@@ -103,39 +101,26 @@ const CATEGORY_ID = /^[a-z0-9-]{1,20}$/;
 
 /**
  * The order lines of a selection: one ticket per unit item, on the
- * availability's day (and, general admission on a timed day, its slot).
- * Whether the availability is one of general admission's is told by the
- * museum's plan for its day (one round trip); every rule of the sale is the
- * sale's own.
+ * availability's day; a general ticket at the availability's start time
+ * (its slot on a timed day, the day itself when it is the opening of an
+ * untimed one: the sale's own conditions decide, in its one batch).
  */
-async function linesOf(context: OctoContext, selection: Selection): Promise<{ product: ProductRef; lines: TicketLine[] }> {
+function linesOf(selection: Selection, timeZone: string): TicketLine[] {
   const product = productRefOf(selection.productId);
   if (!product) throw invalidProduct(selection.productId);
   if (selection.optionId !== DEFAULT_OPTION_ID) throw invalidOption(selection.optionId);
-  const point = parseAvailabilityId(context.timeZone, selection.availabilityId);
+  const point = parseAvailabilityId(timeZone, selection.availabilityId);
   if (!point) throw invalidAvailability(selection.availabilityId, "it is not a local date-time of the museum's (YYYY-MM-DDTHH:mm:00 with its UTC offset)");
+  if (product.kind === "event" && point.time !== "00:00") {
+    throw invalidAvailability(selection.availabilityId, "an event's availability starts at its day's start (00:00)");
+  }
   const badUnit = selection.unitIds.find((unitId) => !CATEGORY_ID.test(unitId));
   if (badUnit !== undefined) throw invalidUnit(badUnit);
-  const day = await lineDay(context, product, point, selection.availabilityId);
-  const lines = selection.unitIds.map((category): TicketLine =>
+  return selection.unitIds.map((category): TicketLine =>
     product.kind === "event"
       ? { ticketType: "event", ticketDate: point.date, eventId: product.eventId, category }
-      : { ticketType: "general", ticketDate: point.date, ...(day.entryTime === undefined ? {} : { entryTime: day.entryTime }), category },
+      : { ticketType: "general", ticketDate: point.date, startTime: point.time, category },
   );
-  return { product, lines };
-}
-
-/** The entry time an availability names on its day (none: an untimed day's opening, or an event's day). */
-async function lineDay(context: OctoContext, product: ProductRef, point: AvailabilityPoint, availabilityId: string): Promise<{ entryTime?: string }> {
-  if (product.kind === "event") {
-    if (point.time !== "00:00") throw invalidAvailability(availabilityId, "an event's availability starts at its day's start (00:00)");
-    return {};
-  }
-  const plan = hoursOn(await loadCalendar(context.db, point.date, point.date), point.date);
-  if (!plan) throw invalidAvailability(availabilityId, `the museum is closed on ${point.date}`);
-  if (plan.entrySlotMinutes !== undefined) return { entryTime: point.time };
-  if (point.time !== plan.timeOpen) throw invalidAvailability(availabilityId, `${point.date} has no entry slots; its availability starts at its opening (${plan.timeOpen})`);
-  return {};
 }
 
 /** A refused sale in OCTO's terms: a unit not on sale, an availability that is not one, an unknown event; the rest as the app says it. */
@@ -146,7 +131,9 @@ function saleRefusal(error: unknown, selection: Selection): unknown {
   if (line) {
     const index = Number(/^tickets\[(\d+)\]/.exec(line.path)![1]);
     if (line.path.endsWith(".category")) return invalidUnit(selection.unitIds[index] ?? "");
-    if (line.path.endsWith(".ticketDate") || line.path.endsWith(".entryTime")) return invalidAvailability(selection.availabilityId, line.message);
+    if ([".ticketDate", ".entryTime", ".startTime"].some((field) => line.path.endsWith(field))) {
+      return invalidAvailability(selection.availabilityId, line.message);
+    }
   }
   if (error.status === 404) return invalidProduct(selection.productId);
   if (problem.type === PROBLEM_TYPES.accompanimentRequired) return unprocessable(problem.detail);
@@ -172,7 +159,7 @@ async function sellBooking(context: OctoContext, orderId: string, selection: Sel
 export async function reserve(context: OctoContext, body: BookingReservationBody): Promise<Booking> {
   const selection = { productId: body.productId, optionId: body.optionId, availabilityId: body.availabilityId, unitIds: body.unitItems.map((item) => item.unitId) };
   const orderId = body.uuid ?? crypto.randomUUID();
-  const { lines } = await linesOf(context, selection);
+  const lines = linesOf(selection, context.timeZone);
   const { email, phone, buyer } = contactParts(body.contact);
   try {
     return await sellBooking(context, orderId, selection, {
@@ -233,7 +220,7 @@ export async function confirm(context: OctoContext, uuid: string, body: BookingC
     const unitIds = body.unitItems.map((item) => item.unitId);
     if (current.status === "ON_HOLD" && unitIds.join() !== current.unitItems.map((item) => item.unitId).join()) {
       const selection = { productId: current.productId, optionId: current.optionId, availabilityId: current.availabilityId ?? "", unitIds };
-      const { lines } = await linesOf(context, selection);
+      const lines = linesOf(selection, context.timeZone);
       const buyerEmail = email ?? current.contact.emailAddress ?? undefined;
       if (buyerEmail === undefined) throw new OctoError("BAD_REQUEST", "contact.emailAddress: Required: this booking has no buyer's e-mail yet.");
       return sellBooking(context, orderId, selection, {
@@ -291,7 +278,7 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
     availabilityId: body.availabilityId ?? current.availabilityId ?? "",
     unitIds: body.unitItems?.map((item) => item.unitId) ?? current.unitItems.map((item) => item.unitId),
   };
-  const { lines } = await linesOf(context, selection);
+  const lines = linesOf(selection, context.timeZone);
   // The hold keeps its end unless the reseller asks for another (to the minute: holds are given in minutes).
   const minutesLeft = current.utcExpiresAt === null ? DEFAULT_HOLD_MINUTES : Math.ceil((Date.parse(current.utcExpiresAt) - Date.now()) / 60_000);
   return sellBooking(context, orderId, selection, {

@@ -5,7 +5,7 @@
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
 import { activeEventOn } from "../events/statements";
-import { dayPlanOn, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
+import { dayPlanOn, entryTimeAt, isSlotStart, planField, salesEndOf, slotEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import type { TicketLine } from "../tickets/schemas";
@@ -15,7 +15,7 @@ import { placesTaken, type TicketColumns } from "../tickets/statements";
 export const CONDITIONS = {
   general: [
     "category-on-sale", "accompanied-line-has-companion",
-    "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
+    "day-on-sale", "start-time-fits-day", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
   ],
   event: ["category-on-sale", "accompanied-line-has-companion", "event-on-date", "event-room"],
 } as const;
@@ -54,8 +54,12 @@ export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
 /** Room under a limit (`limit` SQL, NULL: none) for one more place after `taken` and `ahead`. */
 const roomFor = (limit: Sql, taken: Sql, ahead: number | Sql) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
 
-/** What the conditions are judged on, as SQL: a request line's values, or a written ticket's columns. */
-type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql };
+/**
+ * What the conditions are judged on, as SQL: a request line's values, or a
+ * written ticket's columns. `startTime` (NULL: none) stands for the entry
+ * time it names on the day (`entryTimeAt`).
+ */
+type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql; startTime?: Sql };
 
 function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): LineConditions {
   const event = activeEventOn(line.eventId, line.ticketDate);
@@ -78,7 +82,7 @@ function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): Lin
  */
 export function companionCategoriesOf(lines: readonly TicketLine[], index: number): (string | undefined)[] {
   const line = lines[index]!;
-  const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? ""}`}`;
+  const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? l.startTime ?? ""}`}`;
   return [...new Set(lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : [])))];
 }
 
@@ -105,7 +109,16 @@ export function conditionsOf(
   const place =
     line.ticketType === "event"
       ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead)
-      : generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
+      : generalConditions(
+          {
+            ticketDate: sql`${line.ticketDate}`,
+            eventId: sql`NULL`,
+            entryTime: sql`${line.entryTime ?? null}`,
+            ...(line.startTime === undefined ? {} : { startTime: sql`${line.startTime}` }),
+          },
+          now,
+          ahead,
+        );
   return { from: place.from, holds: { ...categoryConditions(line, companions), ...place.holds } };
 }
 
@@ -136,11 +149,13 @@ export function secondsLeftOnSale(ticket: TicketColumns, now: MuseumNow, seconds
 
 function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const date = line.ticketDate;
-  const entry = line.entryTime;
+  const start = line.startTime ?? sql`NULL`;
+  const entry = line.startTime === undefined ? line.entryTime : entryTimeAt(PLAN, start);
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {
       "day-on-sale": sql`(${PLAN} IS NOT NULL AND ${onSaleUntil(date, planField(PLAN, "timeClose"), now)})`,
+      "start-time-fits-day": sql`(${start} IS NULL OR ${planField(PLAN, "entrySlotMinutes")} IS NOT NULL OR ${start} = ${planField(PLAN, "timeOpen")})`,
       "entry-time-fits-day": sql`((${planField(PLAN, "entrySlotMinutes")} IS NULL) = (${entry} IS NULL))`,
       "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
       "slot-on-sale": sql`(${entry} IS NULL OR ${onSaleUntil(date, slotEndOf(PLAN, entry), now)})`,
@@ -148,6 +163,16 @@ function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<n
       "slot-room": roomFor(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry), ahead.slot),
     },
   };
+}
+
+/**
+ * A line's entry time as its insert writes it (an SQL expression on the row
+ * of its conditions' `from`): the entry time it names, the one its start
+ * time names on its day (`entryTimeAt`), or none.
+ */
+export function entryTimeOfLine(line: TicketLine): Sql {
+  if (line.ticketType !== "general") return sql`NULL`;
+  return line.startTime === undefined ? sql`${line.entryTime ?? null}` : entryTimeAt(PLAN, sql`${line.startTime}`);
 }
 
 /** Every condition of a line together: what its insert requires. */

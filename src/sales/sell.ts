@@ -38,7 +38,7 @@ import {
   withRecordedPrices,
 } from "../tickets/statements";
 import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
-import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
+import { allOf, companionCategoriesOf, conditionsOf, entryTimeOfLine, NONE_AHEAD, secondsLeftOnSale } from "./conditions";
 import { newConfirmationCode, newOrderCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -233,11 +233,8 @@ async function writeSale<Answer>(
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
     const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD, companionCategoriesOf(lines, i));
-    const columns = {
-      ticketType: sql`${line.ticketType}`,
-      ticketDate: sql`${line.ticketDate}`,
-      entryTime: sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`,
-    };
+    const entry = entryTimeOfLine(line);
+    const columns = { ticketType: sql`${line.ticketType}`, ticketDate: sql`${line.ticketDate}`, entryTime: entry };
     return batch.add(
       insertTicket(
         db,
@@ -248,6 +245,7 @@ async function writeSale<Answer>(
           ticketId: ticket.ticketId,
           confirmationCode: ticket.confirmationCode,
           price: linePrice(lines[i]!),
+          entry,
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
           ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, intoDay) } : {}),
@@ -285,7 +283,14 @@ async function writeSale<Answer>(
     ...(held ? { expiresAt: aligned ? aligned.value! : rows[0]!.hold_until! } : {}),
     tickets: sale.tickets.map((ticket, i) => {
       const row = rows[i]!;
-      return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };
+      return {
+        ...ticket,
+        // A start time's entry time is the day's to decide (the insert's).
+        ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+        priceCents: row.price_cents,
+        category: row.category,
+        categoryName: row.category_name,
+      };
     }),
   };
   return { answer: answer.of(sold), sale: sold };

@@ -7,11 +7,11 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/platform/crypto";
 import { codeKeysOf, verifyTicketCode } from "../../src/ticket-image";
-import { api, insertAccount, testClientIp, testDays } from "../support/helpers";
+import { api, insertAccount, nextWeekday, plusDays, testClientIp, testDays } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf } from "../support/round-trips";
 import { createEvent } from "../tickets/fixtures";
 
-const { openDay, freshDay } = testDays(80);
+const { openDay, freshDay, today } = testDays(80);
 
 /** Reseller keys made for these tests: a reseller, a second reseller, a revoked key and a gate's. */
 const KEYS = {
@@ -247,6 +247,18 @@ describe("a booking", () => {
     expect((await generalTaken(date)).taken).toBe(0);
   });
 
+  it("on an untimed day starts at its opening, the whole day; another time is not an availability", async () => {
+    const date = await openDay();
+    const [availability] = await ok<Availability[]>(await octo("/availability", { json: { productId: "general", optionId: "DEFAULT", localDateStart: date, localDateEnd: date } }));
+    expect(availability).toMatchObject({ id: availabilityId(date, "09:00"), allDay: true });
+    const held = await ok<Booking>(await reserve(date, "09:00", ["adult"]));
+    expect(held.availabilityId).toBe(availabilityId(date, "09:00"));
+    expect((await generalTaken(date)).taken).toBe(1);
+    await expectOctoError(await reserve(date, "10:00", ["adult"]), 400, "INVALID_AVAILABILITY_ID");
+    // A Sunday: closed by the weekly schedule.
+    await expectOctoError(await reserve(nextWeekday(plusDays(today, 300), 0), "09:00", ["adult"]), 400, "INVALID_AVAILABILITY_ID");
+  });
+
   it("refuses what is not one of OCTO's ids in its codes, echoing the id", async () => {
     const date = await openDay({ entrySlotMinutes: 60, slotCapacity: 10 });
     await expectOctoError(await reserve(date, "10:30", ["adult"]), 400, "INVALID_AVAILABILITY_ID");
@@ -258,13 +270,20 @@ describe("a booking", () => {
 });
 
 describe("round trips (the login remembered)", () => {
-  it("an availability check and a confirmation are one D1 round trip each", async () => {
+  it("an availability check, a reservation and a confirmation are one D1 round trip each", async () => {
     const date = await openDay({ entrySlotMinutes: 60, slotCapacity: 10 });
     await ok(await octo("/supplier", { headers: MEASURED_CLIENT }));
     const check = await roundTripsOf(() => octo("/availability", { headers: MEASURED_CLIENT, json: { productId: "general", optionId: "DEFAULT", localDateStart: date, localDateEnd: date } }));
     expect(check.res.status).toBe(200);
     expect(check.roundTrips).toBe(1);
-    const held = await ok<Booking>(await reserve(date, "14:00", ["adult"], { contact: { emailAddress: "c@example.com" } }));
+    const reservation = await roundTripsOf(() =>
+      octo("/bookings", {
+        headers: MEASURED_CLIENT,
+        json: { productId: "general", optionId: "DEFAULT", availabilityId: availabilityId(date, "14:00"), unitItems: [{ unitId: "adult" }], contact: { emailAddress: "c@example.com" } },
+      }),
+    );
+    const held = await ok<Booking>(reservation.res);
+    expect(reservation.roundTrips).toBe(1);
     const confirm = await roundTripsOf(() => octo(`/bookings/${held.uuid}/confirm`, { headers: MEASURED_CLIENT, json: { contact: {} } }));
     expect(confirm.res.status, await confirm.res.clone().text()).toBe(200);
     expect(confirm.roundTrips).toBe(1);
