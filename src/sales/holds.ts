@@ -16,11 +16,20 @@ import type { TicketLine } from "../tickets/schemas";
 import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, orderLinesAhead } from "../tickets/statements/holds";
 import { selectOrderTickets, type TicketRow } from "../tickets/statements/rows";
 import { ticketSellable } from "./conditions";
-import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
+import { addOrderReads, duplicateReference, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
 import { holdEndOf } from "./sell";
-import { type HoldStateRow, orderHoldLimit, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
+import {
+  type HoldStateRow,
+  isDuplicateReference,
+  type OrderDetails,
+  orderHoldLimit,
+  orderRecordedAs,
+  type OrderRow,
+  selectHoldState,
+  settleHeldOrder,
+} from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -28,6 +37,8 @@ export type HoldContext = {
   museumNow: MuseumNow;
   currency: string;
   now?: Date;
+  /** The primary, for a read that must see what refused the write (platform/fresh-read.ts). */
+  primaryDb: () => Db;
 };
 
 /** What a confirmation stores for its Idempotency-Key: whether it was late. */
@@ -90,13 +101,19 @@ function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { orde
   return { order, state };
 }
 
+/** What a seller records with a confirmation beyond the buyer's contact, and reads of its own in the same batch (also an extension's). */
+export type ConfirmationExtras = { details?: OrderDetails; also?: (batch: Batch) => void };
+
+/** A confirmation's answer, and the order and its tickets as they stand after it. */
+export type ConfirmedOrder = { confirmation: OrderConfirmation; order: OrderRow; tickets: TicketRow[] };
+
 async function confirmOnce(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
-  context: HoldContext,
+  context: HoldContext & ConfirmationExtras,
   claim: IdempotencyClaimHeld | undefined,
-): Promise<OrderConfirmation> {
+): Promise<ConfirmedOrder> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
@@ -120,21 +137,30 @@ async function confirmOnce(
     });
     confirmingNow = sql`${confirming} AND ${claimAnswered(claim)}`;
   }
-  const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow));
+  const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow, context.details));
   batch.add(confirmHeldTickets(db, orderId, contact, orderRecordedAs(orderId, "confirmed", null)));
-  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
-  await batch.run();
+  const { order: orderRead, tickets: ticketsAfter } = addOrderReads(batch, orderId, seller);
+  context.also?.(batch);
+  try {
+    await batch.run();
+  } catch (error) {
+    const reference = context.details?.reference;
+    if (typeof reference === "string" && isDuplicateReference(error)) {
+      throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.principal.name, reference);
+    }
+    throw error;
+  }
 
-  const { order, state } = heldOrderBefore(before.value, orderId);
+  const { state } = heldOrderBefore(before.value, orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
-  // Only its status changes, and only by this batch's settle.
-  const orderAfter = { ...order, status: confirmed.value ? "confirmed" : order.status } satisfies OrderRow;
+  const orderAfter = orderRead.value!;
+  const records = { order: orderAfter, tickets: ticketsAfter.value };
   const answer = orderStatusOf(orderAfter, ticketsAfter.value, context.currency);
-  if (state === "confirmed") return answer;
+  if (state === "confirmed") return { confirmation: answer, ...records };
   if (confirmed.value) {
     // This isolate's images of the tickets: a held ticket had none.
     forgetTicketLookups();
-    return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
+    return { confirmation: state === "expired" ? { ...answer, lateConfirmation: true } : answer, ...records };
   }
   if (contact.email === undefined && before.value.lacksEmail) {
     throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
@@ -155,9 +181,9 @@ export async function confirmHeldOrder(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
-  context: HoldContext & { idempotencyKey?: string },
-): Promise<{ confirmation: OrderConfirmation; replayed: boolean }> {
-  const { result, replayed } = await runKeyed<StoredConfirmation, OrderConfirmation>({
+  context: HoldContext & ConfirmationExtras & { idempotencyKey?: string },
+): Promise<ConfirmedOrder & { replayed: boolean }> {
+  const { result, replayed } = await runKeyed<StoredConfirmation, ConfirmedOrder>({
     db,
     scope: { accountName: context.principal.name, operation: "confirmOrder", key: context.idempotencyKey },
     request: { orderId, ...contact },
@@ -169,11 +195,11 @@ export async function confirmHeldOrder(
       // An order is never deleted: the key's order is always there.
       if (!order.value) throw new Error(`Order ${orderId} of a stored key is missing`);
       const answer = orderStatusOf(order.value, tickets.value, context.currency);
-      return late ? { ...answer, lateConfirmation: true } : answer;
+      return { confirmation: late ? { ...answer, lateConfirmation: true } : answer, order: order.value, tickets: tickets.value };
     },
     now: context.now,
   });
-  return { confirmation: result, replayed };
+  return { ...result, replayed };
 }
 
 /**
@@ -181,7 +207,12 @@ export async function confirmHeldOrder(
  * after the first of its tickets stops being sold nor HOLD_LIMIT_MINUTES
  * after its order was made. One round trip.
  */
-export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
+export async function extendHeldOrder(
+  db: Db,
+  orderId: string,
+  holdMinutes: number,
+  context: HoldContext & Pick<ConfirmationExtras, "also">,
+): Promise<OrderStatus> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
@@ -192,6 +223,7 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   );
   batch.add(alignOrderHold(db, orderId));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
+  context.also?.(batch);
   await batch.run();
 
   const { order, state } = heldOrderBefore(before.value, orderId);
