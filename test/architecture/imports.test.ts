@@ -29,10 +29,10 @@ const MAY_IMPORT: Record<string, string[]> = {
   "platform": [],
   // The Worker's settings and secrets, parsed once: any unit may read them (the
   // museum's clock in its time zone too); what has no default is refused with a 503.
-  "configuration": ["platform", "http/problem.ts"],
+  "configuration": ["platform"],
   "accounts": ["env.ts", "configuration", "platform"],
   "env.ts": ["accounts/schemas.ts", "configuration", "platform/batch.ts"],
-  "http": ["env.ts", "platform"],
+  "http": ["env.ts", "configuration", "platform"],
   "middleware": ["env.ts", "configuration", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
@@ -63,7 +63,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   // The image of a ticket, for whoever may see the ticket, and only once it is sold.
   "ticket-image": [
-    "env.ts", "platform", "http", "middleware",
+    "env.ts", "configuration", "platform", "http", "middleware",
     "tickets/statements/rows.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/status.ts",
   ],
   // Admission checks a code's signature (ticket-image) and writes the admission;
