@@ -92,6 +92,9 @@ export default defineConfig({
     }),
   ],
   test: {
+    // A file's first render compiles resvg's and the decoders' wasm: seconds
+    // on a loaded machine (CI runs files side by side on two cores).
+    testTimeout: 30_000,
     setupFiles: ["./test/support/setup.ts"],
     // test/tools holds Node tests of the scripts (node --test, part of `npm test`);
     // the client generator's own check runs with `npm run client:check`.

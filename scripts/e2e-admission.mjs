@@ -95,7 +95,7 @@ async function run({ admin, sales, gate }) {
   const ticket = expectStatus(await buy(eventId, today), 201, "sales buys an event ticket for today");
   const image = await ticketImage(sales, ticket.ticketId);
   expectStatus(image, 200, "sales fetches the ticket image");
-  const code = readTicketCode(image.body);
+  const code = await readTicketCode(image.body);
   log(`    the QR code reads ${code}`);
   const admitted = expectStatus(await admit(code), 201, "the gate admits the scanned code");
   assert.equal(admitted.ticketId, ticket.ticketId);
@@ -117,7 +117,7 @@ async function run({ admin, sales, gate }) {
   const cancelled = expectStatus(await buy(doomed, today), 201, "sales buys a ticket for it");
   const before = await ticketImage(sales, cancelled.ticketId);
   const etag = before.headers.get("ETag");
-  const cancelledCode = readTicketCode(before.body);
+  const cancelledCode = await readTicketCode(before.body);
   expectStatus(answer(await admin.DELETE("/special-events/{eventId}", { params: { path: { eventId: doomed } } })), 204, "admin deletes the event");
   const after = await ticketImage(sales, cancelled.ticketId, etag);
   expectStatus(after, 200, "the image, revalidated with the old ETag");
@@ -143,7 +143,7 @@ async function run({ admin, sales, gate }) {
   );
   const [given, kept] = order.tickets;
   const givenImage = await ticketImage(sales, given.ticketId);
-  const givenCode = readTicketCode(givenImage.body);
+  const givenCode = await readTicketCode(givenImage.body);
   const cancel = async (ticketId) =>
     answer(
       await sales.POST("/tickets/{ticketId}/cancellation", {
@@ -160,7 +160,7 @@ async function run({ admin, sales, gate }) {
   expectStatus(marked, 200, "its image, revalidated with the old ETag");
   assert.notEqual(marked.headers.get("ETag"), givenImage.headers.get("ETag"), "the cancelled ticket's image has a new ETag");
   assert.equal(expectStatus(await admit(givenCode), 409, "the given-back ticket at the gate").type, "/problems/ticket-cancelled");
-  const keptCode = readTicketCode((await ticketImage(sales, kept.ticketId)).body);
+  const keptCode = await readTicketCode((await ticketImage(sales, kept.ticketId)).body);
   expectStatus(await admit(keptCode), 201, "the order's other ticket at the gate");
   const orderCancel = answer(
     await sales.POST("/orders/{orderId}/cancellation", { params: { path: { orderId: order.orderId } }, body: {} }),
@@ -170,7 +170,7 @@ async function run({ admin, sales, gate }) {
   // A gate offline, its clock an hour behind, uploads two scans: one admits, one is a conflict.
   const { eventId: offline } = expectStatus(await event("E2E offline", [today]), 201, "admin creates a fifth event");
   const offlineTicket = expectStatus(await buy(offline, today), 201, "sales buys a ticket for it");
-  const offlineCode = readTicketCode((await ticketImage(sales, offlineTicket.ticketId)).body);
+  const offlineCode = await readTicketCode((await ticketImage(sales, offlineTicket.ticketId)).body);
   // What the gate synced before its network went, and its own judgement of each scan.
   const keys = expectStatus(answer(await gate.GET("/gate/keys")), 200, "the gate syncs the keys");
   const config = expectStatus(answer(await gate.GET("/gate/config")), 200, "the gate syncs the coming days' rules");

@@ -4,7 +4,8 @@
 //  1. a throw-away local D1 state with one `sales` account, throw-away secrets;
 //  2. buy a general ticket for the next Monday–Thursday (open by the weekly
 //     schedule) with an Idempotency-Key, and again: the replay, no new ticket;
-//  3. fetch its image (200, a PNG, an ETag), then again with If-None-Match: 304;
+//  3. fetch its image (200, a PNG, an ETag) and read its QR code, then fetch
+//     it again with If-None-Match: 304;
 //  4. a bad purchase comes back as a typed problem (400, validation-error);
 //  5. a family's order of four, two adults and two children (the admin makes
 //     the sample `child` category: accompanied, free), all or nothing, with an
@@ -14,7 +15,10 @@
 //  6. on a day with timed entry (made so by an admin): read the availability,
 //     buy for a slot, verify its QR code with the gate's keys (day and entry
 //     time in the signed payload), and when the slot is sold out, buy one of
-//     the `availableEntryTimes` offered.
+//     the `availableEntryTimes` offered and read its image's QR code.
+// Every ticket bought has its QR code read as a gate would read it printed:
+// by two decoders, jsQR and ZXing, at the image's size and at receipt width,
+// all four alike (tools/lib/ticket-qr.mjs).
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
@@ -51,6 +55,16 @@ const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "w
 const kiosk = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
 const office = createMuseumClient({ baseUrl: server.origin, username: admin.name, password: admin.secret });
 
+/** The ticket's image, whose QR code reads (both decoders, both sizes) as a code of that ticket. */
+async function expectImageOf(ticketId) {
+  const image = await getTicketImage(kiosk, ticketId);
+  expect(image.kind === "image", `GET /tickets/{ticketId}/qr: ${image.kind} ${image.response.status}`);
+  expect(PNG_SIGNATURE.every((byte, i) => image.image[i] === byte), "the ticket image is not a PNG");
+  const shown = ticketIdOfCode(await readTicketCode(image.image));
+  expect(shown === ticketId, `ticket ${ticketId}'s image shows ticket ${shown}`);
+  return image;
+}
+
 /** A day with timed entry (10:00 and 11:00, one ticket each); a kiosk buys a slot and handles a full one. */
 async function timedEntry(day) {
   const plan = { closed: false, timeOpen: "10:00", timeClose: "12:00", entrySlotMinutes: 60, slotCapacity: 1 };
@@ -65,7 +79,7 @@ async function timedEntry(day) {
   expect(first.response.status === 201 && first.data.entryTime === "10:00", `a timed purchase answered ${JSON.stringify(first.data ?? first.error)}`);
   const image = await getTicketImage(kiosk, first.data.ticketId);
   expect(image.kind === "image", `the timed ticket's image: ${image.kind}`);
-  const code = readTicketCode(image.image);
+  const code = await readTicketCode(image.image);
   const keys = await office.GET("/gate/keys");
   const claims = await verifyTicketCode(code, keys.data);
   expect(
@@ -79,6 +93,7 @@ async function timedEntry(day) {
   expect(offered.join(",") === "11:00", `sold-out offered ${JSON.stringify(offered)}`);
   const second = await buy(offered[0]);
   expect(second.response.status === 201 && second.data.entryTime === "11:00", `buying the offered slot answered ${second.response.status}`);
+  await expectImageOf(second.data.ticketId);
   log(`timed entry on ${day}: 10:00 sold, then sold out; bought the offered ${offered[0]}`);
 }
 
@@ -108,7 +123,7 @@ async function familyOrder(day) {
   const images = await Promise.all(tickets.map((t) => getTicketImage(kiosk, t.ticketId)));
   for (const [i, image] of images.entries()) {
     expect(image.kind === "image", `order ticket ${i}'s image: ${image.kind} ${image.response.status}`);
-    const shown = ticketIdOfCode(readTicketCode(image.image));
+    const shown = ticketIdOfCode(await readTicketCode(image.image));
     expect(shown === tickets[i].ticketId, `order ticket ${i}'s image shows ticket ${shown}`);
   }
   const status = await kiosk.GET("/orders/{orderId}", { params: { path: { orderId } } });
@@ -135,9 +150,7 @@ try {
   expect(replay.response.headers.get("Idempotent-Replayed") === "true", "the retry with the same Idempotency-Key was not a replay");
   expect(replay.data?.ticketId === ticketId, "the replay named another ticket");
 
-  const image = await getTicketImage(kiosk, ticketId);
-  expect(image.kind === "image", `GET /tickets/{ticketId}/qr: ${image.kind} ${image.response.status}`);
-  expect(PNG_SIGNATURE.every((byte, i) => image.image[i] === byte), "the ticket image is not a PNG");
+  const image = await expectImageOf(ticketId);
   expect(image.etag, "the ticket image has no ETag");
   log(`image: ${image.image.length} bytes, ETag ${image.etag}`);
   const again = await getTicketImage(kiosk, ticketId, { etag: image.etag });

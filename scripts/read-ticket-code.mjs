@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Prints the text of the QR code in a ticket image, as a gate scanner reads it:
+// Prints the text of the QR code in a ticket image, as gate scanners read it
+// (jsQR and ZXing, at its size and at receipt width; tools/lib/ticket-qr.mjs):
 //   npm run ticket:code -- ticket.png
 // The path is relative to the directory npm was run from (npm sets INIT_CWD;
 // the script itself runs in the repository root). Under `npm run -s` a
@@ -31,7 +32,7 @@ runMain(async (argv) => {
   }
   let code;
   try {
-    code = readTicketCode(bytes);
+    code = await readTicketCode(bytes);
   } catch (error) {
     throw new Error(`${path}: ${error.message}`);
   }

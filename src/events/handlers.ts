@@ -1,4 +1,3 @@
-import { museumNowOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { addDays } from "../platform/dates";
 import { validationProblem } from "../http/errors";
@@ -20,7 +19,7 @@ export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEven
 
 export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents> = async (c) => {
   const query = c.req.valid("query");
-  const startDate = query.startDate ?? museumNowOf(c.env).today;
+  const startDate = query.startDate ?? c.var.config.museumNow().today;
   const endDate = query.endDate ?? addDays(startDate, DEFAULT_WINDOW_DAYS);
   if (endDate < startDate) {
     throw validationProblem([
@@ -55,7 +54,7 @@ export const updateSpecialEvent =
   async (c) => {
     const { eventId } = c.req.valid("param");
     const { cancelTickets } = c.req.valid("query");
-    const today = museumNowOf(c.env).today;
+    const today = c.var.config.museumNow().today;
     const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), { cancelTickets, today }, tickets);
     if (!change) throw eventNotFound(eventId);
     publishDeliveries(c, change.deliveryIds);
@@ -66,6 +65,6 @@ export const deleteSpecialEvent =
   (tickets: EventTickets): AppRouteHandler<typeof routes.deleteSpecialEvent> =>
   async (c) => {
     const { eventId } = c.req.valid("param");
-    if (!(await service.cancelEvent(c.var.db, eventId, museumNowOf(c.env).today, tickets))) throw eventNotFound(eventId);
+    if (!(await service.cancelEvent(c.var.db, eventId, c.var.config.museumNow().today, tickets))) throw eventNotFound(eventId);
     return c.body(null, 204);
   };

@@ -4,17 +4,20 @@
 import sql, { type Sql } from "sql-template-tag";
 import { Batch, type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import type { Calendar, DayPlan, HoursException, WeeklySchedule } from "./calendar";
+import type { DayPlan, HoursException, WeeklySchedule } from "./calendar";
 import type { HoursTickets } from "./followers";
 import * as statements from "./statements";
 
-/** The weekly schedule and the exceptions in [from, to], in one round trip. */
-export async function loadCalendar(db: Db, from: IsoDate, to: IsoDate): Promise<Calendar> {
-  const batch = new Batch(db);
-  const weekly = batch.add(statements.selectWeeklySchedule(db));
-  const exceptions = batch.add(statements.selectExceptions(db, from, to));
-  await batch.run();
-  return { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
+/**
+ * The open days in [from, to], ascending, skipping the first `skip` and
+ * returning at most `take` (with `slots`, each with its slot starts), in one round trip.
+ */
+export function readOpenDays(
+  db: Db,
+  range: { from: IsoDate; to: IsoDate },
+  page: { skip: number; take: number; slots: boolean },
+): Promise<statements.OpenDay[]> {
+  return runStep(statements.selectOpenDays(db, range, page));
 }
 
 export function readHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {

@@ -18,7 +18,7 @@ import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
 import { requestLineColumns, requestLines } from "../tickets/statements/lines";
 import type { TicketColumns } from "../tickets/statements/rows";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
-import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
+import { checkLine, linePrice, readEventsForSale } from "./checks";
 import { allOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
@@ -211,7 +211,7 @@ async function checkAndWrite<Answer>(
   answer: SaleAnswer<Answer>,
 ): Promise<Written<Answer>> {
   const { lines } = request;
-  const events = await readActiveEvents(db, eventIdsOf(lines));
+  const events = await readEventsForSale(db, lines);
   const checks = lines.map((line) => checkLine(line, { today: context.museumNow.today, events }));
   const refused = requestRefusal(
     checks.map((check) =>

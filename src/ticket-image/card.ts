@@ -1,13 +1,17 @@
 /**
- * The ticket card as SVG: the QR code on the left, human-readable lines on the
- * right; a cancelled ticket says CANCELLED, and that the gate refuses it, in red.
- * Pure string building (no fonts, no wasm): render.ts rasterises it.
+ * The ticket card as SVG: the QR code on the left with the confirmation code
+ * under it, human-readable lines on the right; a cancelled ticket says
+ * CANCELLED, and that the gate refuses it, in red. Pure string building (no
+ * fonts, no wasm): render.ts rasterises it, QR code included.
  */
-import { correction, generate as generateQr } from "lean-qr";
+import QRCode from "qrcode-svg";
 import {
   ADVANCES_BOLD,
   ADVANCES_REGULAR,
+  CODE_ADVANCE,
+  CODE_FONT_FAMILY,
   CODE_POINTS,
+  CODE_UNITS_PER_EM,
   FONT_FAMILY,
   MAX_ADVANCE_BOLD,
   MAX_ADVANCE_REGULAR,
@@ -19,7 +23,7 @@ import type { TicketType } from "../tickets/schemas";
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 5;
+export const TICKET_IMAGE_LAYOUT_VERSION = 6;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -41,19 +45,35 @@ export type TicketImageInput = {
 export const MUSEUM_NAME = "Redocly Museum";
 
 /**
- * Card geometry, in pixels (the PNG is rendered at this size; render.ts
- * paints the QR in it).
+ * Card geometry, in pixels (the PNG is rendered at this size).
+ *
+ * The QR code is drawn at 5 pixels a module: printed on an 80 mm receipt
+ * (576 printer dots at 203 dpi, the card scaled to 576/720 = 0.8) a module is
+ * exactly 4 dots, and the module grid starts on a multiple of 5 pixels, so
+ * each module lands on whole dots. The box holds the largest code the service
+ * signs (version 14 at level M: 73 modules and the 4-module quiet zone on
+ * each side, 81 × 5 = 405 px); smaller versions are centred in it.
+ * @internal (for tests and the tools)
  */
 export const CARD = {
   width: 720,
-  height: 320,
+  height: 500,
   /** The square the QR code (with its quiet zone) is centred in. */
-  qrBox: { x: 20, y: 20, size: 280 },
-  /** The QR quiet zone, in modules (the error correction level is M at least). */
+  qrBox: { x: 20, y: 20, size: 405 },
+  /** Pixels a QR module. */
+  qrModule: 5,
+  /** The QR quiet zone, in modules. */
   qrQuietZone: 4,
-  /** The text column. */
-  textX: 336,
-  textWidth: 352,
+  /** QR error correction: M (15 % of the codewords), what a printed code needs. */
+  qrEcl: "M",
+  /** The confirmation code and its label, under the QR code, left-aligned with its modules. */
+  codeX: 40,
+  codeWidth: 385,
+  /** The perforation between the QR code and the text column. */
+  perforationX: 440,
+  /** The text column, right of the perforation. */
+  textX: 455,
+  textWidth: 245,
 } as const;
 
 /** The card's background: render.ts fills the canvas with it before drawing (resvg's `background`). */
@@ -76,10 +96,10 @@ const COLORS = {
  * cost more than twice a valid card's render.
  */
 const VOID_TEXT = "CANCELLED";
-const VOID_NOTICE = "Not valid for entry: refused at the gate";
+const VOID_NOTICE = ["Not valid for entry:", "refused at the gate"];
 
 const ELLIPSIS = "\u2026";
-const EVENT_NAME_MAX_LINES = 2;
+const EVENT_NAME_MAX_LINES = 3;
 /** Margin for what advance widths miss (kerning, which in Inter mostly narrows a line). */
 const WIDTH_SAFETY = 1.03;
 /** Text longer than this is cut before measuring (event names are at most 200). */
@@ -114,8 +134,8 @@ export function cleanText(text: string): string {
 }
 
 type FontWeight = "regular" | "bold";
-/** @internal (for tests) */
-export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number };
+/** How a line is set: in Inter (regular or bold), or in the code's monospaced face. */
+export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number; monospaced?: true };
 
 const advanceIndex = new Map<number, number>(CODE_POINTS.map((cp, i) => [cp, i]));
 
@@ -127,17 +147,25 @@ function advanceOf(cp: number, weight: FontWeight): number {
 }
 
 /**
- * Estimated rendered width in pixels: Inter's advance widths, plus a safety margin.
+ * Where the pen ends after the text, in pixels: the face's advance widths
+ * and the letter spacing, no kerning.
+ */
+export function advanceWidth(text: string, style: TextStyle): number {
+  let ems = 0;
+  let count = 0;
+  for (const ch of text) {
+    ems += style.monospaced ? CODE_ADVANCE / CODE_UNITS_PER_EM : advanceOf(ch.codePointAt(0)!, style.weight) / UNITS_PER_EM;
+    count++;
+  }
+  return ems * style.fontSize + (style.letterSpacing ?? 0) * count;
+}
+
+/**
+ * Estimated rendered width in pixels: the advance widths plus a safety margin.
  * @internal (for tests)
  */
 export function textWidth(text: string, style: TextStyle): number {
-  let units = 0;
-  let count = 0;
-  for (const ch of text) {
-    units += advanceOf(ch.codePointAt(0)!, style.weight);
-    count++;
-  }
-  return ((units * style.fontSize) / UNITS_PER_EM + (style.letterSpacing ?? 0) * count) * WIDTH_SAFETY;
+  return advanceWidth(text, style) * WIDTH_SAFETY;
 }
 
 /**
@@ -216,43 +244,82 @@ export function formatTicketDate(date: string): string {
 // ---------------------------------------------------------------------------
 // QR code
 
+/** @public (buildTicketQr's result) */
 export type TicketQr = {
-  /** QR version (1–40), modules per side without the quiet zone, pixels per module. */
+  /** QR version (1–40) and modules per side without the quiet zone. */
   version: number;
   moduleCount: number;
-  moduleSize: number;
-  /** Side of the square including the quiet zone (left white: the card's background), in pixels. */
+  /** Side of the square including the quiet zone, in pixels. */
   size: number;
   /** Where the square starts on the card, in pixels. */
   x: number;
   y: number;
-  /** True for a dark module at column `col`, row `row` (0-based, quiet zone excluded). */
-  isDark(col: number, row: number): boolean;
+  /** The dark modules as one path, in module units with the quiet zone, placed and scaled onto the card. */
+  svg: string;
 };
 
+/** One module square of the path qrcode-svg 1.1.0 draws with `join: true`: `M<x>,<y> V<y+1> H<x+1> V<y> H<x> Z`. */
+const MODULE_SQUARE = /M(\d+),(\d+) V\d+ H\d+ V\d+ H\d+ Z/g;
+
 /**
- * The code as a QR code centred in the card's QR box, with whole-pixel
- * modules so the PNG has crisp edges (render.ts paints them into the pixels).
- * lean-qr picks the smallest version at level M with the most compact modes
- * (a compact JWS is mostly byte mode) and raises the level when the version
- * has room, in about a third of the CPU qrcode-svg 1.1.0 took for a
- * version-13 matrix.
+ * The path qrcode-svg draws, its module squares joined into one rectangle
+ * per horizontal run of dark modules: the same dark area in about a fifth of
+ * the edges, which is what resvg's fill costs (a square a module took as long
+ * to fill as the rest of the card to draw).
+ */
+function joinRuns(squaresPath: string, units: number): string {
+  const dark = new Uint8Array(units * units);
+  for (const [, x, y] of squaresPath.matchAll(MODULE_SQUARE)) dark[Number(y) * units + Number(x)] = 1;
+  let path = "";
+  for (let y = 0; y < units; y++) {
+    for (let x = 0; x < units; x++) {
+      if (!dark[y * units + x]) continue;
+      const start = x;
+      while (x + 1 < units && dark[y * units + x + 1]) x++;
+      path += `M${start},${y}h${x - start + 1}v1h-${x - start + 1}z`;
+    }
+  }
+  return path;
+}
+
+/**
+ * The code as a QR code (qrcode-svg 1.1.0), centred in the card's QR box at
+ * CARD.qrModule pixels a module.
+ *
+ * - qrcode-svg encodes in byte mode (the code is ASCII) and picks the
+ *   smallest version that holds the code at level M: 11–14 for the codes the
+ *   service signs.
+ * - It draws the dark modules as one path (`join: true`), in the standard
+ *   orientation (`swap: true`: without it qrcode-svg 1.1.0 draws the matrix
+ *   transposed, a mirror image that lenient decoders accept and strict
+ *   scanners may not), with the 4-module quiet zone, in module units (its
+ *   width is the module count with the quiet zone, so every coordinate is a
+ *   small integer). Its background rectangle is not used: the card is white.
+ * - That path, its squares joined into runs (joinRuns), is scaled onto the
+ *   card by a transform: whole-pixel module edges, drawn crisp. No nested
+ *   `<svg>`: resvg clips one through a full-canvas mask.
  * @public (used by the tools, which bundle this file)
  */
-export function buildTicketQr(token: string): TicketQr {
-  const { qrBox, qrQuietZone } = CARD;
-  const matrix = generateQr(token, { minCorrectionLevel: correction.M });
-  const moduleCount = matrix.size;
-  const moduleSize = Math.max(1, Math.floor(qrBox.size / (moduleCount + 2 * qrQuietZone)));
-  const size = moduleSize * (moduleCount + 2 * qrQuietZone);
+export function buildTicketQr(code: string): TicketQr {
+  const { qrBox, qrModule, qrQuietZone, qrEcl } = CARD;
+  const qr = new QRCode({ content: code, ecl: qrEcl, padding: qrQuietZone, join: true, swap: true, pretty: false });
+  const moduleCount = qr.qrcode.getModuleCount();
+  const units = moduleCount + 2 * qrQuietZone;
+  // svg() reads the size when it draws: one unit a module.
+  qr.options.width = units;
+  qr.options.height = units;
+  const squares = / d="([^"]*)"/.exec(qr.svg({ container: "none" }))![1]!;
+  const size = units * qrModule;
+  // Offsets are multiples of the module size (qrBox.size - size is a multiple of 4 modules).
+  const x = qrBox.x + (qrBox.size - size) / 2;
+  const y = qrBox.y + (qrBox.size - size) / 2;
   return {
-    version: (moduleCount - 17) / 4,
+    version: qr.qrcode.typeNumber,
     moduleCount,
-    moduleSize,
     size,
-    x: qrBox.x + Math.floor((qrBox.size - size) / 2),
-    y: qrBox.y + Math.floor((qrBox.size - size) / 2),
-    isDark: (col, row) => matrix.get(col, row),
+    x,
+    y,
+    svg: `<path transform="matrix(${qrModule} 0 0 ${qrModule} ${x} ${y})" fill="#000000" shape-rendering="crispEdges" d="${joinRuns(squares, units)}"/>`,
   };
 }
 
@@ -263,24 +330,29 @@ const STYLES = {
   museum: { fontSize: 15, weight: "bold", letterSpacing: 3 },
   type: { fontSize: 30, weight: "bold" },
   date: { fontSize: 22, weight: "regular" },
-  event: { fontSize: 20, weight: "regular" },
+  event: { fontSize: 18, weight: "regular" },
   category: { fontSize: 18, weight: "bold" },
   codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
-  code: { fontSize: 20, weight: "bold" },
-  voidNotice: { fontSize: 13, weight: "bold" },
+  code: { fontSize: 22, weight: "bold", monospaced: true },
+  voidNotice: { fontSize: 14, weight: "bold" },
 } as const satisfies Record<string, TextStyle>;
 
-/** The human-readable lines of the card, already fitted to the text column. */
+/** Where the code's baseline sits (its label 30 px above), under the QR box. */
+const CODE_BASELINE = CARD.qrBox.y + CARD.qrBox.size + 54;
+
+/** The human-readable lines of the card, already fitted to their columns. */
 type CardText = {
   museum: string;
   /** The ticket's type, or CANCELLED. */
   type: string;
   date: string;
+  /** A timed ticket only: its entry time. */
+  entry?: string;
   /** The category's name. */
   category: string;
-  /** A cancelled ticket only: why it does not admit. */
-  voidNotice?: string;
   eventLines: string[];
+  /** A cancelled ticket only: why it does not admit. */
+  voidLines: string[];
   codeLabel: string;
   code: string;
 };
@@ -292,49 +364,67 @@ export function cardText(ticket: TicketImageInput): CardText {
   return {
     museum: ellipsize(MUSEUM_NAME.toUpperCase(), STYLES.museum, w),
     type: ticket.cancelled ? VOID_TEXT : ticket.ticketType === "event" ? "Special event" : "General entry",
-    date: ellipsize(
-      formatTicketDate(ticket.ticketDate) + (ticket.entryTime === undefined ? "" : ` · entry ${ticket.entryTime}`),
-      STYLES.date,
-      w,
-    ),
+    date: ellipsize(formatTicketDate(ticket.ticketDate), STYLES.date, w),
+    ...(ticket.entryTime === undefined ? {} : { entry: ellipsize(`Entry ${cleanText(ticket.entryTime)}`, STYLES.date, w) }),
     category: ellipsize(cleanText(ticket.categoryName), STYLES.category, w),
-    ...(ticket.cancelled ? { voidNotice: ellipsize(VOID_NOTICE, STYLES.voidNotice, w) } : {}),
     eventLines: eventName === "" ? [] : wrapText(eventName, STYLES.event, w, EVENT_NAME_MAX_LINES),
+    voidLines: ticket.cancelled ? VOID_NOTICE.map((line) => ellipsize(line, STYLES.voidNotice, w)) : [],
     codeLabel: "CONFIRMATION CODE",
-    code: ellipsize(cleanText(ticket.confirmationCode), STYLES.code, w),
+    code: ellipsize(cleanText(ticket.confirmationCode), STYLES.code, CARD.codeWidth),
   };
 }
 
-function textElement(x: number, y: number, text: string, style: TextStyle, fill: string): string {
+/** A line of text as the card places it: where its baseline starts, what it says, how it is set, its colour. */
+export type CardLine = { x: number; y: number; text: string; style: TextStyle; fill: string };
+
+/** The card's lines of text, fitted and placed. */
+export function cardLines(ticket: TicketImageInput): CardLine[] {
+  const { textX, codeX } = CARD;
+  const text = cardText(ticket);
+  const line = (x: number, y: number, words: string, style: TextStyle, fill: string): CardLine => ({ x, y, text: words, style, fill });
+  const lines = [
+    line(textX, 58, text.museum, STYLES.museum, COLORS.accent),
+    line(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
+    line(textX, 138, text.date, STYLES.date, COLORS.muted),
+  ];
+  // The lines below the date follow one another: a timed ticket's entry time, the category, the event's name.
+  let y = 138;
+  if (text.entry !== undefined) lines.push(line(textX, (y += 30), text.entry, STYLES.date, COLORS.muted));
+  lines.push(line(textX, (y += 34), text.category, STYLES.category, COLORS.ink));
+  y += 6;
+  for (const words of text.eventLines) lines.push(line(textX, (y += 24), words, STYLES.event, COLORS.ink));
+  y += 14;
+  for (const words of text.voidLines) lines.push(line(textX, (y += 20), words, STYLES.voidNotice, COLORS.void));
+  lines.push(line(codeX, CODE_BASELINE - 30, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
+  return lines.filter((placed) => placed.text !== "");
+}
+
+/** A line as a `<text>` element, for resvg to shape. */
+export function textElement({ x, y, text, style, fill }: CardLine): string {
+  const family = style.monospaced ? ` font-family="${CODE_FONT_FAMILY}"` : "";
   const spacing = style.letterSpacing ? ` letter-spacing="${style.letterSpacing}"` : "";
   const weight = style.weight === "bold" ? "700" : "400";
-  return `<text x="${x}" y="${y}" font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}">${escapeXml(text)}</text>`;
+  return `<text x="${x}" y="${y}"${family} font-size="${style.fontSize}" font-weight="${weight}"${spacing} fill="${fill}">${escapeXml(text)}</text>`;
 }
 
 /**
- * The card as an SVG document (CARD.width × CARD.height), drawn on white
- * (CARD_BACKGROUND), its QR box left empty: render.ts paints the modules into
- * the pixels, cheaper than resvg filling a path of a thousand rectangles.
+ * The whole card as an SVG document (CARD.width × CARD.height), QR code
+ * included, drawn on white (CARD_BACKGROUND). Its lines of text are drawn by
+ * `drawLine`: `<text>` elements unless the caller has them outlined already.
  */
-export function buildTicketSvg(ticket: TicketImageInput): string {
-  const { width, height, textX } = CARD;
-  const text = cardText(ticket);
-  const border = ticket.cancelled ? COLORS.void : COLORS.border;
-  const parts: string[] = [
+export function buildTicketSvg(
+  ticket: TicketImageInput,
+  code: string,
+  drawLine: (line: CardLine) => string = textElement,
+  lines: CardLine[] = cardLines(ticket),
+): string {
+  const { width, height, perforationX } = CARD;
+  return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${border}" stroke-width="4"/>`,
-    `<line x1="${CARD.qrBox.x + CARD.qrBox.size + 14}" y1="22" x2="${CARD.qrBox.x + CARD.qrBox.size + 14}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
-    textElement(textX, 58, text.museum, STYLES.museum, COLORS.accent),
-    textElement(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
-    textElement(textX, 138, text.date, STYLES.date, COLORS.muted),
-  ];
-  parts.push(textElement(textX, 168, text.category, STYLES.category, COLORS.ink));
-  text.eventLines.forEach((line, i) => parts.push(textElement(textX, 198 + i * 26, line, STYLES.event, COLORS.ink)));
-  if (text.voidNotice !== undefined) parts.push(textElement(textX, 246, text.voidNotice, STYLES.voidNotice, COLORS.void));
-  parts.push(
-    textElement(textX, 264, text.codeLabel, STYLES.codeLabel, COLORS.faint),
-    textElement(textX, 290, text.code, STYLES.code, COLORS.ink),
+    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="4"/>`,
+    buildTicketQr(code).svg,
+    `<line x1="${perforationX}" y1="22" x2="${perforationX}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
+    ...lines.map(drawLine),
     "</svg>",
-  );
-  return parts.join("");
+  ].join("");
 }

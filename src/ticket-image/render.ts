@@ -1,22 +1,21 @@
 /**
- * Rasterises the ticket card with resvg-wasm and encodes the pixels with
- * png.ts. The wasm module and the Inter fonts are bundled (wrangler: `*.wasm`
- * as a compiled module, `*.ttf` as data).
+ * Rasterises the ticket card (QR code included) with resvg-wasm and encodes
+ * the pixels with png.ts. The wasm module and the fonts are bundled (wrangler:
+ * `*.wasm` as a compiled module, `*.ttf` as data).
  */
-import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
-import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import resvgWasm from "@resvg/resvg-wasm/index_bg.wasm";
-import { buildTicketQr, buildTicketSvg, CARD, CARD_BACKGROUND, type TicketImageInput, type TicketQr } from "./card";
-import { FONT_FAMILY } from "./font-metrics";
+import { buildTicketSvg, CARD_BACKGROUND, cardLines, type TicketImageInput } from "./card";
+import { CARD_FONTS } from "./fonts";
 import { encodeRgbaPng } from "./png";
+import { outlinedLines } from "./text-outlines";
 
 /** PNG bytes over an ordinary ArrayBuffer, usable as a Response body. */
 export type PngBytes = Uint8Array<ArrayBuffer>;
 
 let ready: Promise<void> | undefined;
 
-/** Instantiates resvg's wasm once per isolate (a second initWasm throws "Already initialized"). */
+/** Instantiates resvg's wasm once per isolate (a second initWasm throws "Already initialized"). @internal (for tests) */
 export function ensureResvg(): Promise<void> {
   ready ??= initWasm(resvgWasm).catch((error: unknown) => {
     ready = undefined;
@@ -25,25 +24,17 @@ export function ensureResvg(): Promise<void> {
   return ready;
 }
 
-// Font bytes handed to resvg on every render (resvg copies them into wasm memory).
-const fontBuffers = [toBytes(interRegular), toBytes(interBold)];
-
-function toBytes(data: ArrayBuffer | Uint8Array): Uint8Array {
-  return data instanceof Uint8Array ? data : new Uint8Array(data);
-}
+type Pixels = { pixels: Uint8Array; width: number; height: number };
 
 /**
  * Rasterises an SVG document to RGBA pixels at its own size, on the card's
  * background: resvg fills the canvas with it, cheaper than painting a
- * full-card rectangle over every pixel.
+ * full-card rectangle over every pixel. A card drawn from outlines needs no
+ * fonts (resvg would copy them into wasm memory and index them for nothing).
  */
-async function svgToPixels(svg: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
+async function pixelsOf(svg: string, withFonts: boolean): Promise<Pixels> {
   await ensureResvg();
-  const resvg = new Resvg(svg, {
-    fitTo: { mode: "original" },
-    background: CARD_BACKGROUND,
-    font: { fontBuffers, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
-  });
+  const resvg = new Resvg(svg, { fitTo: { mode: "original" }, background: CARD_BACKGROUND, ...(withFonts ? { font: CARD_FONTS } : {}) });
   let pixels: Uint8Array;
   let width: number;
   let height: number;
@@ -61,25 +52,18 @@ async function svgToPixels(svg: string): Promise<{ pixels: Uint8Array; width: nu
   return { pixels, width, height };
 }
 
-/** Paints the QR code's dark modules, opaque black squares, into the card's RGBA pixels (its box is white there). */
-function paintQr(pixels: Uint8Array, width: number, qr: TicketQr): void {
-  const rows = new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.byteLength / 4);
-  const black = new Uint32Array(new Uint8Array([0, 0, 0, 255]).buffer)[0]!;
-  const quiet = CARD.qrQuietZone * qr.moduleSize;
-  for (let row = 0; row < qr.moduleCount; row++) {
-    const top = qr.y + quiet + row * qr.moduleSize;
-    for (let col = 0; col < qr.moduleCount; col++) {
-      if (!qr.isDark(col, row)) continue;
-      const left = qr.x + quiet + col * qr.moduleSize;
-      for (let y = top; y < top + qr.moduleSize; y++) rows.fill(black, y * width + left, y * width + left + qr.moduleSize);
-    }
-  }
+/**
+ * An SVG document with `<text>` as RGBA pixels, set in the card's fonts.
+ * @internal (for tests)
+ */
+export function rasterise(svg: string): Promise<Pixels> {
+  return pixelsOf(svg, true);
 }
 
-/** Builds the ticket card with the code's QR and returns it as PNG bytes. */
-export async function renderTicketPng(ticket: TicketImageInput, token: string): Promise<PngBytes> {
-  const qr = buildTicketQr(token);
-  const { pixels, width, height } = await svgToPixels(buildTicketSvg(ticket));
-  paintQr(pixels, width, qr);
+/** Builds the ticket card with the code's QR code, its text drawn from outlines, and returns it as PNG bytes. */
+export async function renderTicketPng(ticket: TicketImageInput, code: string): Promise<PngBytes> {
+  await ensureResvg();
+  const lines = cardLines(ticket);
+  const { pixels, width, height } = await pixelsOf(buildTicketSvg(ticket, code, outlinedLines(lines), lines), false);
   return encodeRgbaPng(pixels, width, height);
 }

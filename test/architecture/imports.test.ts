@@ -12,7 +12,8 @@ const modules = new Map(Object.entries(SOURCES).map(([path, source]) => [path.re
 
 /**
  * The unit a module belongs to: its folder under src/ (a feature, `http`,
- * `platform`, `middleware`), or the file itself at the top (`app.ts`, `index.ts`, `env.ts`).
+ * `platform`, `middleware`, `configuration`), or the file itself at the top
+ * (`app.ts`, `index.ts`, `env.ts`).
  */
 function unitOf(module: string): string {
   return module.includes("/") ? module.slice(0, module.indexOf("/")) : module;
@@ -26,31 +27,32 @@ function unitOf(module: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   "types": [],
   "platform": [],
-  "accounts": ["env.ts", "settings.ts", "platform"],
-  "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
-  // The Worker's settings, parsed once: any unit may read them (the museum's clock in its time zone too).
-  "settings.ts": ["platform/dates.ts"],
+  // The Worker's settings and secrets, parsed once: any unit may read them (the
+  // museum's clock in its time zone too); what has no default is refused with a 503.
+  "configuration": ["platform", "http/problem.ts"],
+  "accounts": ["env.ts", "configuration", "platform"],
+  "env.ts": ["accounts/schemas.ts", "configuration", "platform/batch.ts"],
   "http": ["env.ts", "platform"],
-  "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
+  "middleware": ["env.ts", "configuration", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
   // Ticket categories and their prices: what a sale prices a line by; its
   // routes are a feature's (validation, problems, roles).
   "categories": ["env.ts", "platform", "http", "middleware"],
   // A change's batch carries the tickets' part, handed in by app.ts (hours/followers.ts).
-  "hours": ["env.ts", "settings.ts", "platform", "http", "middleware"],
+  "hours": ["env.ts", "configuration", "platform", "http", "middleware"],
   // The ticket itself (its row, status, places and what schedule changes do
   // to it) puts the events' and the hours' read fragments in its statements,
   // and takes its part in their changes (their followers.ts).
   "tickets": [
-    "env.ts", "settings.ts", "platform", "http", "middleware",
+    "env.ts", "configuration", "platform", "http", "middleware",
     "hours/statements.ts", "hours/followers.ts", "events/statements.ts", "events/schemas.ts", "events/followers.ts",
     "categories/statements.ts",
   ],
   // Sales (tickets, orders, availability) write tickets through the tickets'
   // builders, under the sale's conditions; the image is pre-rendered after a sale.
   "sales": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
     "hours/calendar.ts", "hours/statements.ts",
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
     "tickets/statements/sale.ts", "tickets/statements/holds.ts", "tickets/statements/places.ts", "tickets/statements/rows.ts",
@@ -68,7 +70,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // Admission checks a code's signature (ticket-image) and writes the admission;
   // the gate's configuration reads the hours and the category names.
   "admission": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
     "hours/calendar.ts", "hours/statements.ts", "categories/statements.ts", "events/statements.ts", "events/schemas.ts",
     "tickets/statements/admission.ts", "tickets/statements/rows.ts",
     "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts",
@@ -79,7 +81,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The box office gives back what sales sold, while it could still be sold
   // (the sale's own condition), a ticket or a whole order.
   "box-office": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
     "tickets/statements/cancellation.ts", "tickets/statements/rows.ts", "tickets/statements/holds.ts",
     "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/currency.ts",
     // The cancellations feed reads the tickets' revocation log through its one reader and cursor.
@@ -88,17 +90,17 @@ const MAY_IMPORT: Record<string, string[]> = {
     "ticket-image/index.ts",
   ],
   // Webhooks never read events: the events service hands the outbox the event's payload fragment.
-  "webhooks": ["env.ts", "settings.ts", "platform", "http", "middleware"],
+  "webhooks": ["env.ts", "configuration", "platform", "http", "middleware"],
   // An event change's batch carries the tickets' part (handed in by app.ts:
   // events/followers.ts) and the outbox's deliveries.
   "events": [
-    "env.ts", "settings.ts", "platform", "http", "middleware",
+    "env.ts", "configuration", "platform", "http", "middleware",
     "webhooks/statements.ts", "webhooks/outbox.ts",
     // An event's prices per category name active categories.
     "categories/schemas.ts", "categories/statements.ts",
   ],
-  // Health reports whether the signing keys a sale needs are set.
-  "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
+  // Health reports whether what a sale needs of the configuration is set.
+  "health": ["env.ts", "configuration", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
     "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
@@ -106,7 +108,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [
-    "app.ts", "settings.ts", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
+    "app.ts", "configuration", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
     "webhooks/deliver.ts", "webhooks/outbox.ts",
   ],
 };

@@ -1,5 +1,6 @@
+import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg } from "../../src/ticket-image";
+import { MAX_CODE_LENGTH, TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg as buildSvg, type TicketImageInput } from "../../src/ticket-image";
 import {
   CARD,
   MUSEUM_NAME,
@@ -22,6 +23,9 @@ const EVENT_STYLE: TextStyle = { fontSize: 20, weight: "regular" };
 
 const GENERAL = GENERAL_TICKET;
 const EVENT = EVENT_TICKET;
+
+/** The card of a ticket, its QR code holding CODE. */
+const buildTicketSvg = (ticket: TicketImageInput) => buildSvg(ticket, CODE);
 
 /** A 200-character event name of ordinary words. */
 const LONG_NAME = (
@@ -124,10 +128,12 @@ describe("ticket card: SVG", () => {
       "ticket-general-e5e5c6-dce78",
     ]);
     expect(svg).toContain('font-family="Inter"');
+    // The code in the monospaced face.
+    expect(svg).toContain('font-family="JetBrains Mono" font-size="22" font-weight="700" fill="#111827">ticket-general-e5e5c6-dce78</text>');
   });
 
-  it("shows a timed ticket's entry time after its date", () => {
-    expect(texts(buildTicketSvg({ ...GENERAL, entryTime: "10:30" }))).toContain("Thu 7 Sep 2023 · entry 10:30");
+  it("shows a timed ticket's entry time under its date", () => {
+    expect(texts(buildTicketSvg({ ...GENERAL, entryTime: "10:30" })).slice(2, 5)).toEqual(["Thu 7 Sep 2023", "Entry 10:30", "Adult"]);
   });
 
   it("shows the event name on an event ticket, and never on a general one", () => {
@@ -151,24 +157,24 @@ describe("ticket card: SVG", () => {
     expect(texts(buildTicketSvg({ ...GENERAL, categoryName: "Child" }))).toContain("Child");
   });
 
-  it("wraps and ellipsizes a 200-character event name into 2 lines (the category takes the third)", () => {
+  it("wraps and ellipsizes a 200-character event name into 3 lines", () => {
     const text = cardText({ ...EVENT, eventName: LONG_NAME });
-    expect(text.eventLines).toHaveLength(2);
-    expect(text.eventLines[1]!.endsWith("\u2026")).toBe(true);
+    expect(text.eventLines).toHaveLength(3);
+    expect(text.eventLines[2]!.endsWith("\u2026")).toBe(true);
     const svg = buildTicketSvg({ ...EVENT, eventName: LONG_NAME });
     for (const line of text.eventLines) expect(texts(svg)).toContain(line);
     expect(svg).not.toContain(LONG_NAME);
   });
 
   it("XML-escapes every piece of text", () => {
-    const hostile = { ...EVENT, eventName: `</text><script>alert("x")</script> & 'more'\u0000`, confirmationCode: "a<b>&c" };
+    const hostile = { ...EVENT, eventName: `</text><script>"x" </script> & 'more'\u0000`, confirmationCode: "a<b>&c" };
     const svg = buildTicketSvg(hostile);
     expect(svg.includes("<script>")).toBe(false);
     expect(svg.includes("\u0000")).toBe(false);
-    expect(svg.includes("&#60;/text&#62;&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;")).toBe(true);
+    expect(svg.includes("&#60;/text&#62;&#60;script&#62;&#34;x&#34;")).toBe(true);
     expect(svg.includes("a&#60;b&#62;&#38;c")).toBe(true);
     // Every piece of text came through whole and unescaped, and nothing broke out of a <text>.
-    expect(texts(svg).slice(4, -2).join(" ")).toBe(`</text><script>alert("x")</script> & 'more'`);
+    expect(texts(svg).slice(4, -2).join(" ")).toBe(`</text><script>"x" </script> & 'more'`);
     expect(texts(svg).at(-1)).toBe("a<b>&c");
     expect(svg.match(/<text /g)!.length).toBe(svg.match(/<\/text>/g)!.length);
   });
@@ -180,7 +186,7 @@ describe("ticket card: SVG", () => {
       expect(valid.includes("refused")).toBe(false);
       const svg = buildTicketSvg({ ...ticket, cancelled: true });
       expect(/font-size="30" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
-      expect(texts(svg)).toContain("Not valid for entry: refused at the gate");
+      expect(texts(svg).slice(-4, -2).join(" ")).toBe("Not valid for entry: refused at the gate");
       expect(svg).toContain('stroke="#dc2626" stroke-width="4"');
       // Everything else the valid card says is still there (date, event, code).
       const kept = texts(valid).filter((line) => !["General entry", "Special event"].includes(line));
@@ -194,19 +200,70 @@ describe("ticket card: SVG", () => {
   });
 });
 
+/** The dark modules ("col,row", quiet zone excluded) of a path of runs `M<x>,<y>h<n>v1h-<n>z` in module units. */
+function modulesOfRuns(d: string): Set<string> {
+  const runs = [...d.matchAll(/M(\d+),(\d+)h(\d+)v1h-\3z/g)];
+  // Every subpath is one run, nothing else.
+  expect(runs.map((m) => m[0]).join("")).toBe(d);
+  const dark = new Set<string>();
+  for (const [, x, y, n] of runs) for (let i = 0; i < Number(n); i++) dark.add(`${Number(x) + i - 4},${Number(y) - 4}`);
+  return dark;
+}
+
+/** qrcode-svg's own drawing of the code: the module squares of its joined path, in the standard orientation (`swap`). */
+function modulesQrcodeSvgDraws(code: string): Set<string> {
+  const qr = new QRCode({ content: code, ecl: "M", join: true, swap: true, width: 77, height: 77, padding: 4 });
+  const d = / d="([^"]*)"/.exec(qr.svg({ container: "none" }))![1]!;
+  return new Set([...d.matchAll(/M(\d+),(\d+) V/g)].map(([, x, y]) => `${Number(x) - 4},${Number(y) - 4}`));
+}
+
 describe("ticket card: QR code", () => {
-  it("is version 13 for a 309-character event code: 69×69 modules of 3 px, quiet zone 4 modules, inside the QR box", () => {
-    const qr = buildTicketQr(CODE);
-    expect(qr).toMatchObject({ version: 13, moduleCount: 69, moduleSize: 3, size: (69 + 8) * 3 });
+  const qr = buildTicketQr(CODE);
+
+  it("is qrcode-svg's version 13 at level M for a 309-character event code: 69×69 modules of 5 px, quiet zone 4 modules, inside the QR box", () => {
+    expect(CODE).toHaveLength(309);
+    expect(qr).toMatchObject({ version: 13, moduleCount: 69, size: (69 + 8) * 5 });
+    expect(CARD.qrModule).toBeGreaterThanOrEqual(4);
+    // Scaled to receipt width (576 of 720), a module is still at least 4 printer dots.
+    expect((CARD.qrModule * 576) / CARD.width).toBeGreaterThanOrEqual(4);
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
+    expect(qr.y).toBeGreaterThanOrEqual(CARD.qrBox.y);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
     expect(qr.y + qr.size).toBeLessThanOrEqual(CARD.qrBox.y + CARD.qrBox.size);
-    // The finder patterns' corners are dark; the "dark module" sits at column 8, row 4·version + 9.
-    for (const [col, row] of [[0, 0], [68, 0], [0, 68], [8, 4 * 13 + 9]]) expect(qr.isDark(col!, row!)).toBe(true);
-    expect(qr.isDark(7, 7)).toBe(false);
+    // Module edges on whole pixels.
+    expect([qr.x % CARD.qrModule, qr.y % CARD.qrModule]).toEqual([0, 0]);
   });
 
-  it("leaves the QR box empty in the SVG: the modules are painted into the pixels", () => {
-    expect(buildTicketSvg(GENERAL)).not.toMatch(/<path/);
+  it("is the path qrcode-svg draws, its squares joined into runs, in the standard orientation, scaled onto the card", () => {
+    const placed = new RegExp(`^<path transform="matrix\\(5 0 0 5 ${qr.x} ${qr.y}\\)" fill="#000000" shape-rendering="crispEdges" d="([^"]+)"/>$`);
+    const path = placed.exec(qr.svg);
+    expect(path, qr.svg.slice(0, 300)).not.toBeNull();
+    const drawn = modulesOfRuns(path![1]!);
+    expect(drawn).toEqual(modulesQrcodeSvgDraws(CODE));
+    // qrcode-svg's matrix: modules[row][col], drawn at x = col, y = row.
+    const { modules } = new QRCode({ content: CODE, ecl: "M" }).qrcode;
+    const matrix = new Set<string>();
+    modules.forEach((row, r) => row.forEach((dark, c) => dark && matrix.add(`${c},${r}`)));
+    expect(drawn).toEqual(matrix);
+    // The finder patterns' corners are dark, the separators light; the "dark module" sits at column 8, row 4·version + 9.
+    for (const [col, row] of [[0, 0], [68, 0], [0, 68], [8, 4 * 13 + 9]]) expect(drawn.has(`${col},${row}`)).toBe(true);
+    expect(drawn.has("7,7")).toBe(false);
+  });
+
+  it("fits the longest code a ticket may carry: version 14 fills the QR box", () => {
+    const longest = buildTicketQr("x".repeat(MAX_CODE_LENGTH));
+    expect(longest).toMatchObject({ version: 14, size: CARD.qrBox.size, x: CARD.qrBox.x, y: CARD.qrBox.y });
+  });
+
+  it("is part of the card's SVG, and nothing else is drawn over the QR box", () => {
+    const svg = buildTicketSvg(GENERAL);
+    expect(svg).toContain(qr.svg);
+    expect(svg.match(/<path /g)).toHaveLength(1);
+    // Every other element is right of the box (perforation, text column) or below it (the code), or the border.
+    const perforation = Number(/<line x1="(\d+)"/.exec(svg)![1]);
+    expect(perforation).toBeGreaterThan(CARD.qrBox.x + CARD.qrBox.size);
+    for (const [, x, y, size] of svg.matchAll(/<text x="(\d+)" y="(\d+)"[^>]* font-size="(\d+)"/g)) {
+      expect(Number(x) > perforation || Number(y) - Number(size) > CARD.qrBox.y + CARD.qrBox.size, `text at ${x},${y}`).toBe(true);
+    }
   });
 });

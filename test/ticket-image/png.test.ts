@@ -1,10 +1,8 @@
-import interBold from "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf";
-import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf";
-import { Resvg } from "@resvg/resvg-wasm";
 import { convertIndexedToRgb, decode } from "fast-png";
 import { describe, expect, it } from "vitest";
-import { buildTicketSvg, ensureResvg, type TicketImageInput } from "../../src/ticket-image";
+import { buildTicketSvg, type TicketImageInput } from "../../src/ticket-image";
 import { encodeRgbaPng } from "../../src/ticket-image/png";
+import { rasterise } from "../../src/ticket-image/render";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 /** Decodes a PNG (checking every chunk's CRC) to its header facts and 8-bit RGBA pixels. */
@@ -75,15 +73,7 @@ describe("encodeRgbaPng", () => {
     ["cancelled", { ...EVENT_TICKET, cancelled: true }, true],
   ];
   it.each(cards)("is lossless on a real %s ticket card rendered with the card's fonts", async (_, ticket, indexed) => {
-    await ensureResvg();
-    const resvg = new Resvg(buildTicketSvg(ticket), {
-      background: "#ffffff",
-      font: { fontBuffers: [new Uint8Array(interRegular), new Uint8Array(interBold)], defaultFontFamily: "Inter" },
-    });
-    const image = resvg.render();
-    const { pixels, width, height } = image;
-    image.free();
-    resvg.free();
+    const { pixels, width, height } = await rasterise(buildTicketSvg(ticket, "a ticket code, drawn as its QR code"));
     const png = decodeToRgba(encodeRgbaPng(pixels, width, height));
     expect([png.width, png.height, png.indexed]).toEqual([width, height, indexed]);
     expect(png.rgba.length).toBe(pixels.length);

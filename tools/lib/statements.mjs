@@ -1,16 +1,11 @@
 // The features' statement builders (src/*/statements.ts) for the scripts and
 // the bench, so that a tool writes the database exactly as the Worker does
 // and no table is named in SQL outside its owner (docs/architecture.md).
-// The builders are bundled by esbuild for Node, called with a recording `Db`,
+// The builders are bundled for Node (src-modules.mjs), called with a recording `Db`,
 // and each statement is rendered as SQL text with its values inlined as
 // literals, for `wrangler d1 execute --command/--file` (which binds nothing).
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { tempDir } from "./process-end.mjs";
+import { srcModules } from "./src-modules.mjs";
 import { ROOT } from "./wrangler.mjs";
-
-const require = createRequire(import.meta.url);
 
 /**
  * The statements modules the tools use, by the name they are exported under
@@ -31,48 +26,14 @@ const MODULES = {
   sql: ["sql-template-tag"],
 };
 
-/** The bundle's entry: each name of MODULES exporting its modules' exports that `root` has. */
-function entryOf(root) {
-  return Object.entries(MODULES)
-    .map(([name, paths]) => {
-      const present = paths.filter((path) => !path.startsWith("./") || existsSync(join(root, path)));
-      const parts = present.map((path, i) => `import * as ${name}${i} from ${JSON.stringify(path)};`);
-      return present.length === 0 ? "" : `${parts.join("\n")}\nexport const ${name} = { ${present.map((_, i) => `...${name}${i}`).join(", ")} };`;
-    })
-    .join("\n");
-}
-
-const loaded = new Map();
-
 /**
  * The builders: `{ accounts, categories, events, hours, tickets, sql }`, each a module's
  * exports (`sql` is sql-template-tag's, for wrapping a read fragment in a
  * SELECT), of this repository or of another checkout (`root`: the bench's
- * "before"). Bundled once per process and root, synchronously (esbuild's
- * buildSync and a CommonJS bundle), so that callers need not be async.
+ * "before", which may lack a module: its SQL was elsewhere then).
  */
 export function statements(root = ROOT) {
-  if (loaded.has(root)) return loaded.get(root);
-  const { buildSync } = require("esbuild");
-  const dir = tempDir("museum-statements-");
-  const outfile = join(dir.path, "statements.cjs");
-  buildSync({
-    stdin: {
-      // An older checkout may lack a module (its SQL was elsewhere then).
-      contents: entryOf(root),
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    outfile,
-    logLevel: "warning",
-  });
-  loaded.set(root, require(outfile));
-  dir.remove();
-  return loaded.get(root);
+  return srcModules(MODULES, root);
 }
 
 /**

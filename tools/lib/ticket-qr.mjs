@@ -1,8 +1,11 @@
-// Reads the QR code in a ticket image (PNG) as a gate's scanner would:
-// fast-png decodes the pixels, jsQR finds and reads the code. Used by the
-// scripts (Node) and by the tests (workerd) alike.
+// Reads the QR code in a ticket image (PNG) as gates' scanners would:
+// fast-png decodes the pixels; two independent decoders, jsQR and ZXing
+// (ZXing-C++ built to wasm, zxing-wasm), find and read the code, at the
+// image's own size and as printed on an 80 mm receipt (scaled to 576 pixels
+// wide). Used by the scripts (Node) and by the tests (workerd) alike.
 import { decode, hasPngSignature } from "fast-png";
 import jsQR from "jsqr";
+import { prepareZXingModule, readBarcodes } from "zxing-wasm/reader";
 
 export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -48,11 +51,116 @@ export function decodeQrPng(bytes) {
   return code ? { ...code, width, height } : null;
 }
 
-/** The QR code's text in a ticket PNG; throws when none is found. */
-export function readTicketCode(pngBytes) {
-  const code = decodeQrPng(pngBytes);
-  if (!code) throw new Error("no QR code found in the image");
-  return code.data;
+/** 80 mm thermal receipt paper: 576 printable dots a line at 203 dpi. */
+export const RECEIPT_WIDTH = 576;
+
+/**
+ * The image resampled to `width` pixels wide (the height in proportion) by
+ * bilinear interpolation between pixel centres, as a printer driver scales a
+ * picture to the paper.
+ */
+export function scaleBilinear(image, width) {
+  const height = Math.max(1, Math.round((image.height * width) / image.width));
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  const sx = image.width / width;
+  const sy = image.height / height;
+  for (let y = 0; y < height; y++) {
+    const fy = Math.min(Math.max((y + 0.5) * sy - 0.5, 0), image.height - 1);
+    const y0 = Math.floor(fy);
+    const y1 = Math.min(y0 + 1, image.height - 1);
+    const wy = fy - y0;
+    for (let x = 0; x < width; x++) {
+      const fx = Math.min(Math.max((x + 0.5) * sx - 0.5, 0), image.width - 1);
+      const x0 = Math.floor(fx);
+      const x1 = Math.min(x0 + 1, image.width - 1);
+      const wx = fx - x0;
+      const [a, b, c, d] = [y0 * image.width + x0, y0 * image.width + x1, y1 * image.width + x0, y1 * image.width + x1].map((p) => p * 4);
+      for (let ch = 0; ch < 4; ch++) {
+        const top = image.rgba[a + ch] * (1 - wx) + image.rgba[b + ch] * wx;
+        const bottom = image.rgba[c + ch] * (1 - wx) + image.rgba[d + ch] * wx;
+        rgba[(y * width + x) * 4 + ch] = Math.round(top * (1 - wy) + bottom * wy);
+      }
+    }
+  }
+  return { width, height, rgba };
+}
+
+/** jsQR's reading of the QR code in RGBA pixels: its text, or null. */
+async function readWithJsqr(image) {
+  return jsQR(image.rgba, image.width, image.height, { inversionAttempts: "dontInvert" })?.data ?? null;
+}
+
+let zxingWasm;
+
+/**
+ * Hands ZXing its compiled wasm (a `WebAssembly.Module`): the tests in workerd
+ * import it (wrangler's `*.wasm` rule), where nothing may be compiled from
+ * bytes. Without it, the first reading in Node compiles the package's file.
+ */
+export function useZxingWasm(module) {
+  zxingWasm = module;
+  prepareZXingModule({
+    overrides: {
+      instantiateWasm(imports, instantiated) {
+        WebAssembly.instantiate(module, imports).then((instance) => instantiated(instance));
+        return {};
+      },
+    },
+  });
+}
+
+/**
+ * ZXing's reading of the QR code in RGBA pixels, the way a scanner set for QR
+ * codes reads (no extra effort: no rotation, inversion or downscaling tried):
+ * `{ text, mirrored }`, or null when it finds no valid code.
+ */
+export async function readWithZxingDetails(image) {
+  if (zxingWasm === undefined) {
+    const { readFile } = await import("node:fs/promises");
+    useZxingWasm(await WebAssembly.compile(await readFile(new URL(import.meta.resolve("zxing-wasm/reader/zxing_reader.wasm")))));
+  }
+  const [found] = await readBarcodes(
+    { data: image.rgba, width: image.width, height: image.height },
+    { formats: ["QRCode"], tryHarder: false, tryRotate: false, tryInvert: false, tryDownscale: false, maxNumberOfSymbols: 1 },
+  );
+  return found?.isValid ? { text: found.text, mirrored: found.isMirrored } : null;
+}
+
+/** ZXing's reading of the QR code in RGBA pixels: its text, or null. */
+async function readWithZxing(image) {
+  return (await readWithZxingDetails(image))?.text ?? null;
+}
+
+const QR_DECODERS = { jsQR: readWithJsqr, ZXing: readWithZxing };
+
+/**
+ * Every reading of a ticket PNG's QR code: each decoder (QR_DECODERS) at the
+ * image's own size and at receipt width. `[{ decoder, width, text }]`, text
+ * null where that decoder found no code.
+ */
+export async function readingsOf(pngBytes) {
+  const own = pngToRgba(pngBytes);
+  const printed = scaleBilinear(own, RECEIPT_WIDTH);
+  const readings = [];
+  for (const image of [own, printed]) {
+    for (const [decoder, read] of Object.entries(QR_DECODERS)) readings.push({ decoder, width: image.width, text: await read(image) });
+  }
+  return readings;
+}
+
+/**
+ * The QR code's text in a ticket PNG, as both decoders read it at the image's
+ * own size and at receipt width; throws unless all four readings agree.
+ */
+export async function readTicketCode(pngBytes) {
+  const readings = await readingsOf(pngBytes);
+  const texts = new Set(readings.map((reading) => reading.text));
+  if (texts.size === 1 && texts.has(null)) throw new Error("no QR code found in the image");
+  if (texts.size !== 1 || texts.has(null)) {
+    const each = readings.map((r) => `${r.decoder} at ${r.width} px: ${r.text === null ? "no code" : JSON.stringify(r.text)}`);
+    throw new Error(`the QR code does not read alike with every decoder at every size (${each.join("; ")})`);
+  }
+  return readings[0].text;
 }
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

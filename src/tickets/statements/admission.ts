@@ -27,24 +27,28 @@ export type AdmissionJudgement =
 
 /**
  * The rules of admission, online and offline alike, for the ticket `t` at
- * `moment`: cancelled before the scan, already admitted, not for the scan's
- * day, before its entry window, a general ticket after its day's closing
- * time; a ticket cancelled after the scan that was otherwise admittable was
- * used, then refunded (online the scan is now, so that never happens). Not
- * genuine, whatever else holds: a code naming a ticket held for an order (its
- * hold live, run out or released: never sold, it has no code), and a code of
- * the earlier kind (`legacyCode`, an SQL condition) naming a ticket not sold
- * with one (migrations/0020).
+ * `moment`, in the order the offline gate's `checkTicketCode` checks them
+ * too (docs/admission.md; test/admission/gate-rules.test.ts holds the two
+ * together): cancelled before the scan, already admitted, not for the scan's
+ * day, a general ticket at or after its day's closing time, a timed ticket
+ * before its entry window while its day has timed entry; a ticket cancelled
+ * after the scan that was otherwise admittable was used, then refunded
+ * (online the scan is now, so that never happens). Not genuine, whatever
+ * else holds: a code naming a ticket held for an order (its hold live, run
+ * out or released: never sold, it has no code), and a code of the earlier
+ * kind (`legacyCode`, an SQL condition) naming a ticket not sold with one
+ * (migrations/0020).
  */
 function judgementOf(moment: ScanMoment, legacyCode: Sql): Sql {
-  const timeClose = planField(dayPlanOn(sql`t.ticket_date`), "timeClose");
+  const plan = dayPlanOn(sql`t.ticket_date`);
   return sql`(CASE
     WHEN t.hold_until IS NOT NULL OR (${legacyCode} AND NOT t.sold_with_legacy_code) THEN 'invalid-ticket-code'
     WHEN t.cancelled_at IS NOT NULL AND t.cancelled_at <= ${moment.at} THEN 'ticket-cancelled'
     WHEN t.admitted_at IS NOT NULL THEN 'already-admitted'
     WHEN t.ticket_date <> ${moment.today} THEN 'not-valid-today'
-    WHEN t.entry_time IS NOT NULL AND t.entry_time > ${moment.latestEntryTime} THEN 'too-early'
-    WHEN t.ticket_type = 'general' AND ${moment.time} >= ${timeClose} THEN 'too-late'
+    WHEN t.ticket_type = 'general' AND ${moment.time} >= ${planField(plan, "timeClose")} THEN 'too-late'
+    WHEN t.entry_time IS NOT NULL AND t.entry_time > ${moment.latestEntryTime}
+         AND ${planField(plan, "entrySlotMinutes")} IS NOT NULL THEN 'too-early'
     WHEN t.cancelled_at IS NOT NULL THEN 'cancelled-after-entry'
     ELSE 'admittable' END)`;
 }

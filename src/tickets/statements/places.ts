@@ -62,7 +62,7 @@ export function placesTaken(date: Sql, scope: PlaceScope, ref: Sql): Sql {
 }
 
 /** Places taken on `date`, per scope: the day's general tickets, each slot's, each event's. */
-export type PlacesTaken = { day: number; slots: Map<string, number>; events: Map<string, number> };
+type PlacesTaken = { day: number; slots: Map<string, number>; events: Map<string, number> };
 
 type PlacesRow = { scope: PlaceScope; ref: string; taken: number };
 
@@ -84,21 +84,6 @@ export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
   return step(db, sql`SELECT scope, ref, ${taken} AS taken FROM ticket_places p WHERE ticket_date = ${date}`, (result) =>
     placesOf(read.rows<PlacesRow>()(result)),
   );
-}
-
-/**
- * The places taken on `date` (an SQL expression) as one JSON array (read by
- * `parsePlacesTaken`): for a read of a day's, or many days', availability.
- */
-export function placesTakenOn(date: Sql): Sql {
-  const taken = sql`p.taken - ${expiredHolds(date, sql`p.scope`, sql`p.ref`)}`;
-  return sql`(SELECT json_group_array(json_object('scope', p.scope, 'ref', p.ref, 'taken', ${taken}))
-      FROM ticket_places p WHERE p.ticket_date = ${date})`;
-}
-
-/** The places of `placesTakenOn` (its JSON). */
-export function parsePlacesTaken(json: string): PlacesTaken {
-  return placesOf(JSON.parse(json) as PlacesRow[]);
 }
 
 /**
