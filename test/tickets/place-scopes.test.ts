@@ -5,10 +5,10 @@
 // Against the test D1 with the real migrations.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { raw } from "sql-template-tag";
+import sql, { raw } from "sql-template-tag";
 import { describe, expect, it } from "vitest";
 import { runStep } from "../../src/platform/batch";
-import { placeColumnsOf, placeRef } from "../../src/tickets/statements/places";
+import { placeColumnsOf, placeRef, placesTaken } from "../../src/tickets/statements/places";
 import { importTickets } from "../../src/tickets/statements/sale";
 import { ACCOUNTS, plusDays } from "../support/helpers";
 import { createEvent } from "./fixtures";
@@ -38,6 +38,17 @@ describe("the view ticket_place_refs", () => {
     const plan = results.map((row) => row.detail).join("\n");
     expect(plan).toMatch(/SEARCH t USING INDEX sqlite_autoindex_tickets_\d \(ticket_id=\?\)/);
     expect(plan).not.toMatch(/SCAN t\b/);
+  });
+});
+
+describe("placesTaken", () => {
+  it("reads, of the day's holds, only those that ran out: a range of the index tickets_on_hold, not every live hold", async () => {
+    const taken = placesTaken(sql`${"2095-01-01"}`, "day", sql`''`);
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN SELECT ${taken.sql}`)
+      .bind(...taken.values)
+      .all<{ detail: string }>();
+    const plan = results.map((row) => row.detail).join("\n");
+    expect(plan).toMatch(/SEARCH h USING INDEX tickets_on_hold \(ticket_date=\? AND hold_until>\? AND hold_until<\?\)/);
   });
 });
 

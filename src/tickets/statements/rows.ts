@@ -8,18 +8,24 @@ import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource, TicketType } from "../schemas";
 
 /**
- * True while the ticket `t` (its alias) is held by a live hold: not
- * cancelled, and its hold ends after the database's now. Every read and
- * write that asks whether a hold is live asks this.
+ * True when the hold of the ticket `t` (its alias) ends by the database's
+ * now: the one clock of holds. A range on hold_until, so that the partial
+ * index tickets_on_hold reads only the holds that ran out.
  */
-export const holdLive = (t: Sql) => sql`(${t}.cancelled_at IS NULL AND ${t}.hold_until > ${SQL_NOW})`;
+const holdEnded = (t: Sql) => sql`${t}.hold_until <= ${SQL_NOW}`;
 
 /**
- * True when the ticket `t`'s hold ran out: held, not cancelled, and no
- * longer live. Nothing records it: the ticket reads as cancelled from its
- * hold's end (tickets/status.ts), and reads of places subtract it.
+ * True while the ticket `t` is held by a live hold: not cancelled, and its
+ * hold not ended. Every read and write that asks whether a hold is live asks this.
  */
-export const holdRanOut = (t: Sql) => sql`${t}.hold_until IS NOT NULL AND ${t}.cancelled_at IS NULL AND NOT ${holdLive(t)}`;
+export const holdLive = (t: Sql) => sql`(${t}.cancelled_at IS NULL AND NOT ${holdEnded(t)})`;
+
+/**
+ * True when the ticket `t`'s hold ran out: held, not cancelled, and ended.
+ * Nothing records it: the ticket reads as cancelled from its hold's end
+ * (tickets/status.ts), and reads of places subtract it.
+ */
+export const holdRanOut = (t: Sql) => sql`${t}.hold_until IS NOT NULL AND ${t}.cancelled_at IS NULL AND ${holdEnded(t)}`;
 
 /** What a ticket's hold is, as `TicketRow.hold_state` reads it. */
 type HoldState = "live" | "ran-out" | "ended";
