@@ -16,7 +16,7 @@ export function orderNotFound(orderId: string): ProblemError {
 
 /**
  * An order's state now: as recorded (a change that releases a held order
- * records it, migrations/0019), but a held order is expired once its hold
+ * records it, the trigger held_order_released of migrations/0024), but a held order is expired once its hold
  * ran out (`holdLive`: by the database's clock, at the read).
  */
 export function orderStateFrom(recorded: RecordedOrderStatus, holdLive: boolean): OrderStatus["status"] {
