@@ -13,8 +13,9 @@ import type { MuseumNow } from "../platform/dates";
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import type { TicketLine } from "../tickets/schemas";
-import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, orderLinesAhead } from "../tickets/statements/holds";
-import { selectOrderTickets, type TicketRow } from "../tickets/statements/rows";
+import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, selectOrderTickets } from "../tickets/statements/holds";
+import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
+import type { TicketRow } from "../tickets/statements/rows";
 import { ticketSellable } from "./conditions";
 import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
@@ -103,7 +104,8 @@ async function confirmOnce(
   const t = raw("t");
   // Late (the hold ran out): every held ticket must be sellable again, in
   // the order of the lines, as a new sale of them would be.
-  const fits = sql`NOT ${anyOrderTicketFails(orderId, ticketSellable(t, context.museumNow, orderLinesAhead(t)))}`;
+  const ahead = linesAhead(orderLines(sql`${t}.order_id`), ticketLineColumns(t));
+  const fits = sql`NOT ${anyOrderTicketFails(orderId, ticketSellable(t, context.museumNow, ahead))}`;
   const confirming = sql`${orderRecordedAs(orderId, "held", seller)}
     AND (${contact.email ?? null} IS NOT NULL OR NOT ${orderLacksEmail(orderId)})
     AND (${orderHoldLive(orderId)} OR ${fits})`;

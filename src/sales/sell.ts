@@ -15,10 +15,11 @@ import { insertOrder, isDuplicateReference } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
+import { requestLineColumns, requestLines } from "../tickets/statements/lines";
 import type { TicketColumns } from "../tickets/statements/rows";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
-import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
+import { allOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
@@ -137,9 +138,10 @@ async function writeSale<Answer>(
   if (sale.orderId) {
     batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
   }
+  const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
-    const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD, companionCategoriesOf(lines, i));
+    const conditions = conditionsOf({ line, columns: requestLineColumns(line, i), lines: all }, context.museumNow, NONE_AHEAD);
     const columns = {
       ticketType: sql`${line.ticketType}`,
       ticketDate: sql`${line.ticketDate}`,

@@ -56,6 +56,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     "hours/calendar.ts", "hours/statements.ts",
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
     "tickets/statements/sale.ts", "tickets/statements/holds.ts", "tickets/statements/places.ts", "tickets/statements/rows.ts",
+    "tickets/statements/lines.ts",
     "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
     "ticket-image/index.ts",
     // A line's category: its price, whether it is on sale, and whether it needs a companion.
@@ -81,7 +82,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // (the sale's own condition), a ticket or a whole order.
   "box-office": [
     "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
-    "tickets/statements/cancellation.ts", "tickets/statements/rows.ts",
+    "tickets/statements/cancellation.ts", "tickets/statements/rows.ts", "tickets/statements/holds.ts",
     "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/currency.ts",
     // The cancellations feed reads the tickets' revocation log through its one reader and cursor.
     "tickets/feed.ts",
