@@ -72,7 +72,7 @@ export function capacityDays(today, rounds) {
 /**
  * Builds the seed SQL. Returns { sql, eventIds, ticketIds, ticketDate }.
  * `dayTickets` ({ date, count }): general tickets sold for one day besides, imported as rows;
- * the triggers of migrations/0011 count them into `ticket_places` as they would a sale.
+ * the triggers of migrations/0024 count them into `ticket_places` as they would a sale.
  */
 function buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate }) {
   // The checkout's own builders; this repository's where an older checkout has none.

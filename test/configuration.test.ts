@@ -6,7 +6,8 @@
 // /healthz: test/sales/configuration.test.ts.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { configurationOf, need } from "../src/configuration";
+import { configurationOf } from "../src/configuration";
+import { need } from "../src/http/need";
 import { parseSettings } from "../src/configuration/settings";
 import { ProblemError } from "../src/http/problem";
 import { api, dumpDatabase, expectProblem, plusDays, todayInZone } from "./support/helpers";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { need } from "../configuration";
+import { need } from "../http/need";
 import { publicKeySet } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";

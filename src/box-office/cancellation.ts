@@ -16,6 +16,7 @@ import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "../tickets/problems";
 import { type BoxOfficeCancellation, type CancelledTicket, cancelAtBoxOffice, cancellationMade, cancelledBy, lastCompanion, selectCancelledBy, selectLastCompanion } from "../tickets/statements/cancellation";
+import type { OrderTicketRow } from "../tickets/statements/holds";
 import { type TicketRow, selectTicket } from "../tickets/statements/rows";
 import { ticketStatusOf } from "../tickets/status";
 import type { OrderCancellation, TicketCancellation } from "./schemas";
@@ -167,7 +168,7 @@ export async function cancelTicketAtBoxOffice(
   return { cancellation: result, replayed };
 }
 
-function orderCancellationOf(order: OrderRow, tickets: TicketRow[], cancelled: CancelledTicket[], currency: string): OrderCancellation {
+function orderCancellationOf(order: OrderRow, tickets: OrderTicketRow[], cancelled: CancelledTicket[], currency: string): OrderCancellation {
   return {
     ...orderStatusOf(order, tickets, currency),
     refund: { amount: totalOf(cancelled.map((ticket) => ticket.refund_cents)) },

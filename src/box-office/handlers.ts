@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { need } from "../configuration";
+import { need } from "../http/need";
 import { type CancellationContext, cancelOrderAtBoxOffice, cancelTicketAtBoxOffice } from "./cancellation";
 import { cancellationsAfter } from "./feed";
 import type * as routes from "./routes";

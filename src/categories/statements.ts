@@ -1,6 +1,6 @@
 // The categories feature's table (ticket_categories): every statement on it,
 // and the read fragments other features put in theirs.
-import sql, { join, raw, type Sql } from "sql-template-tag";
+import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import { toCents } from "../platform/money";
 import { SQL_NOW } from "../platform/sql";
@@ -29,10 +29,9 @@ export function isAccompanied(categoryId: Sql): Sql {
   return sql`coalesce((SELECT accompanied FROM ticket_categories WHERE category_id = ${categoryId}), 0) = 1`;
 }
 
-/** True when one of `categoryIds` (SQL expressions) names a category that is not accompanied: a companion's. */
-export function anyCompanionCategory(categoryIds: readonly Sql[]): Sql {
-  if (categoryIds.length === 0) return sql`0`;
-  return sql`EXISTS (SELECT 1 FROM ticket_categories WHERE category_id IN (${join(categoryIds)}) AND accompanied = 0)`;
+/** True when `categoryId` (an SQL expression) names a category that is not accompanied: a companion's. */
+export function isCompanionCategory(categoryId: Sql): Sql {
+  return sql`EXISTS (SELECT 1 FROM ticket_categories WHERE category_id = ${categoryId} AND accompanied = 0)`;
 }
 
 /** The name of the category `categoryId` (an SQL expression, e.g. a column), retired or not. */

@@ -9,11 +9,10 @@
  * A plain setting that is malformed falls back to its default (settings.ts;
  * logged once per parse). The currency and the key sets have none: each is
  * its value or why it is unusable, and an operation that needs one asks with
- * `need`, which answers 503 not-configured before anything is written.
+ * `need` (http/need.ts), which answers 503 not-configured before anything is written.
  * /healthz lists the same problems (`configurationProblems`).
  */
 import { z } from "@hono/zod-openapi";
-import { notConfigured } from "../http/problem";
 import { type MuseumNow, museumNowIn } from "../platform/dates";
 import { log } from "../platform/log";
 import { type CodeKeySet, codeKeysFromEnv, signingKeyAt } from "./code-keys";
@@ -21,7 +20,7 @@ import { parseSettings, type Settings } from "./settings";
 import { type SigningKeys, signingKeysFromEnv } from "./signing-keys";
 
 /** A part that has no default: its value, or why it is unusable (naming the variable, never a value). */
-type Part<T> = { value: T; problem: null } | { value: null; problem: string };
+export type Part<T> = { value: T; problem: null } | { value: null; problem: string };
 
 /** The keys that seal webhook secrets at rest (webhooks/signing.ts), checked where they are used. */
 export type SealingKeys = { WEBHOOK_SECRET_KEY: string; WEBHOOK_SECRET_KEY_PREVIOUS?: string };
@@ -93,31 +92,7 @@ export function configurationOf(env: object): Configuration {
 }
 
 /** What an operation may need that has no default. */
-type Needs = { currency: string; codeKeys: CodeKeySet; signingKeys: SigningKeys };
-
-/** What the 503 says for each (naming no setting: /healthz and the log do). */
-const REFUSALS: Record<keyof Needs, string> = {
-  currency: "Amounts cannot be shown right now.",
-  codeKeys: "Ticket codes cannot be signed or checked right now.",
-  signingKeys: "Ticket codes cannot be signed or checked right now.",
-};
-
-/**
- * The parts `names` of `config`, or 503 not-configured for the first that is
- * unusable (logged with why). Asked before anything is written.
- */
-export function need<N extends keyof Needs>(config: Configuration, ...names: N[]): Pick<Needs, N> {
-  const parts = {} as Record<N, unknown>;
-  for (const name of names) {
-    const part: Part<unknown> = config[name];
-    if (part.problem !== null) {
-      log.error("not configured", { setting: name, reason: part.problem });
-      throw notConfigured(REFUSALS[name]);
-    }
-    parts[name] = part.value;
-  }
-  return parts as Pick<Needs, N>;
-}
+export type Needs = { currency: string; codeKeys: CodeKeySet; signingKeys: SigningKeys };
 
 /** What a sale needs that is missing or malformed at `now`, each naming its variable (never a value): /healthz's list. */
 export function configurationProblems(config: Configuration, now: Date): string[] {

@@ -7,7 +7,7 @@ import { orderStateFrom, type OrderRecord } from "../sales/orders";
 import { buyerDetailsOf } from "../sales/statements";
 import { type CodeSigner, signTicketCode } from "../ticket-image";
 import type { TicketRow } from "../tickets/statements/rows";
-import { isHeld, ticketStatusOf } from "../tickets/status";
+import { ticketStatusOf } from "../tickets/status";
 import { availabilityIdOf, eventWindow, generalWindow } from "./availability";
 import { DEFAULT_OPTION_ID, GENERAL_PRODUCT_ID } from "./schemas";
 import { type Booking, type BookingStatus, type Contact, type UnitItem } from "./booking-schemas";
@@ -83,7 +83,7 @@ export async function bookingOf(record: OrderRecord, context: BookingContext): P
   const { order, tickets } = record;
   // Statuses of tickets are named in OCTO's terms only; the currency is no part of them.
   const unitStatuses = tickets.map((ticket) => unitStatusOf(ticket, ""));
-  const state = orderStateFrom(order.status, tickets.some(isHeld));
+  const state = orderStateFrom(order.status, tickets[0]?.order_hold_live === 1);
   const live = unitStatuses.filter((status) => status !== "CANCELLED" && status !== "EXPIRED");
   const status: BookingStatus =
     state === "held" ? "ON_HOLD"
@@ -122,7 +122,7 @@ export async function bookingOf(record: OrderRecord, context: BookingContext): P
       deliveryOptions: codes[i] ? [{ deliveryFormat: "QRCODE", deliveryValue: codes[i]! }] : [],
     },
   }));
-  const cancelledAt = latest(tickets.map((t) => (t.hold_expired === 1 ? t.hold_until : t.cancelled_at)));
+  const cancelledAt = latest(tickets.map((t) => (t.hold_state === "ran-out" ? t.hold_until : t.cancelled_at)));
   const paid = tickets.reduce((sum, t) => sum + (t.hold_until === null ? t.price_cents : 0), 0);
   const refunded = tickets.reduce((sum, t) => sum + (t.refund_cents ?? 0), 0);
   const availability = availabilityOf(record, context.timeZone);

@@ -5,13 +5,14 @@
 // room left under each limit are answered from the same fragments
 // (availability.ts), and so is how long a ticket is sold (box office, holds).
 import sql, { join, raw, type Sql } from "sql-template-tag";
-import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
+import { categoryOf, categoryOnSale } from "../categories/statements";
 import { activeEventsOn, eventTakesPlaceOn } from "../events/statements";
 import { dayPlanOn, entryTimeAt, hasTimedEntry, isSlotStart, minutesPastMidnight, planField, salesEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { sqlMuseumInstant } from "../platform/sql";
 import type { TicketLine } from "../tickets/schemas";
+import { lacksCompanion, type LineColumns } from "../tickets/statements/lines";
 import { placesTaken } from "../tickets/statements/places";
 import type { TicketColumns } from "../tickets/statements/rows";
 
@@ -106,39 +107,23 @@ function eventConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<num
   };
 }
 
-/**
- * The categories of the lines that could accompany line `index` of a
- * request (undefined: the default), each once: the other lines for the same
- * date, the same event (or both general) and the same entry time. (Once
- * each: every one is a bound parameter of the line's insert, and D1 binds
- * at most 100 per statement, so fifty lines of one category must not be fifty.)
- */
-export function companionCategoriesOf(lines: readonly TicketLine[], index: number): (string | undefined)[] {
-  const line = lines[index]!;
-  const placeOf = (l: TicketLine) => `${l.ticketDate} ${l.ticketType === "event" ? l.eventId : `general ${l.entryTime ?? l.startTime ?? ""}`}`;
-  return [...new Set(lines.flatMap((other, i) => (i !== index && placeOf(other) === placeOf(line) ? [other.category] : [])))];
-}
+/** A line of a request among all of its lines (a relation of lines: tickets' lines.ts). */
+export type RequestLine = { line: TicketLine; columns: LineColumns; lines: Sql };
 
 /**
  * The conditions every line meets, whatever its type: its category is on
- * sale, and an accompanied one has a companion among `companions` (the
- * categories of the request's lines that could accompany it).
+ * sale, and an accompanied one has a companion among the request's lines.
  */
-function categoryConditions(line: TicketLine, companions: readonly (string | undefined)[]) {
-  const category = categoryOf(line.category);
+function categoryConditions({ line, columns, lines }: RequestLine) {
   return {
-    "category-on-sale": categoryOnSale(category),
-    "accompanied-line-has-companion": sql`(NOT ${isAccompanied(category)} OR ${anyCompanionCategory(companions.map(categoryOf))})`,
+    "category-on-sale": categoryOnSale(categoryOf(line.category)),
+    "accompanied-line-has-companion": sql`NOT ${lacksCompanion(lines, columns)}`,
   };
 }
 
-/** The conditions of selling `line` at `now`, with `companions` the categories of the lines that could accompany it. */
-export function conditionsOf(
-  line: TicketLine,
-  now: MuseumNow,
-  ahead: PlacesAhead,
-  companions: readonly (string | undefined)[],
-): LineConditions {
+/** The conditions of selling a request's line at `now`, after `ahead`. */
+export function conditionsOf(request: RequestLine, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
+  const { line } = request;
   const place =
     line.ticketType === "event"
       ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, now, ahead)
@@ -152,7 +137,7 @@ export function conditionsOf(
           now,
           ahead,
         );
-  return { from: place.from, holds: { ...categoryConditions(line, companions), ...place.holds } };
+  return { from: place.from, holds: { ...categoryConditions(request), ...place.holds } };
 }
 
 /**
@@ -211,8 +196,12 @@ export function allOf(conditions: LineConditions): Sql {
   return join(Object.values(conditions.holds) as Sql[], " AND ");
 }
 
-/** Reads, one by one, whether each of a line's conditions holds now (1 or 0, by name). */
-export function selectConditions(db: Db, conditions: LineConditions): Step<Record<string, number>> {
+/**
+ * Reads, one by one, whether each of a line's conditions holds now (1 or 0,
+ * by name), and the figures `also` names (SQL expressions) with them.
+ */
+export function selectConditions(db: Db, conditions: LineConditions, also: Record<string, Sql> = {}): Step<Record<string, number>> {
   const columns = Object.entries(conditions.holds).map(([name, holds]) => sql`coalesce(${holds}, 0) AS ${raw(`"${name}"`)}`);
-  return step(db, sql`SELECT ${join(columns)} FROM ${conditions.from}`, (result) => read.first<Record<string, number>>()(result)!);
+  const figures = Object.entries(also).map(([name, figure]) => sql`${figure} AS ${raw(`"${name}"`)}`);
+  return step(db, sql`SELECT ${join([...columns, ...figures])} FROM ${conditions.from}`, (result) => read.first<Record<string, number>>()(result)!);
 }

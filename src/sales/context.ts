@@ -6,7 +6,8 @@
 // rather than selling a ticket that has no code. Prices are the database's
 // (ticket categories, events).
 import type { Context } from "hono";
-import { type Configuration, need } from "../configuration";
+import type { Configuration } from "../configuration";
+import { need } from "../http/need";
 import type { AppEnv } from "../env";
 import { type CodeSigner, codeSignerAt } from "../ticket-image";
 import type { SaleContext } from "./sell";

@@ -4,7 +4,7 @@ import { eventName } from "../events/statements";
 import type { AppRouteHandler } from "../http/types";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";
-import { need } from "../configuration";
+import { need } from "../http/need";
 import { prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";

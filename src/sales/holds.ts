@@ -13,8 +13,9 @@ import type { MuseumNow } from "../platform/dates";
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import type { TicketLine } from "../tickets/schemas";
-import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, orderLinesAhead } from "../tickets/statements/holds";
-import { selectOrderTickets, type TicketRow } from "../tickets/statements/rows";
+import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, selectOrderTickets } from "../tickets/statements/holds";
+import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
+import type { TicketRow } from "../tickets/statements/rows";
 import { ticketSellable } from "./conditions";
 import { addOrderReads, duplicateReference, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
@@ -104,23 +105,21 @@ function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { orde
 /** What a seller records with a confirmation beyond the buyer's contact, and reads of its own in the same batch (also an extension's). */
 export type ConfirmationExtras = { details?: OrderDetails; also?: (batch: Batch) => void };
 
-/** A confirmation's answer, and the order and its tickets as they stand after it. */
-export type ConfirmedOrder = { confirmation: OrderConfirmation; order: OrderRow; tickets: TicketRow[] };
-
 async function confirmOnce(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
   context: HoldContext & ConfirmationExtras,
   claim: IdempotencyClaimHeld | undefined,
-): Promise<ConfirmedOrder> {
+): Promise<OrderConfirmation> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
   const t = raw("t");
   // Late (the hold ran out): every held ticket must be sellable again, in
   // the order of the lines, as a new sale of them would be.
-  const fits = sql`NOT ${anyOrderTicketFails(orderId, ticketSellable(t, context.museumNow, orderLinesAhead(t)))}`;
+  const ahead = linesAhead(orderLines(sql`${t}.order_id`), ticketLineColumns(t));
+  const fits = sql`NOT ${anyOrderTicketFails(orderId, ticketSellable(t, context.museumNow, ahead))}`;
   const confirming = sql`${orderRecordedAs(orderId, "held", seller)}
     AND (${contact.email ?? null} IS NOT NULL OR NOT ${orderLacksEmail(orderId)})
     AND (${orderHoldLive(orderId)} OR ${fits})`;
@@ -139,7 +138,7 @@ async function confirmOnce(
   }
   const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow, context.details));
   batch.add(confirmHeldTickets(db, orderId, contact, orderRecordedAs(orderId, "confirmed", null)));
-  const { order: orderRead, tickets: ticketsAfter } = addOrderReads(batch, orderId, seller);
+  const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
   context.also?.(batch);
   try {
     await batch.run();
@@ -151,16 +150,16 @@ async function confirmOnce(
     throw error;
   }
 
-  const { state } = heldOrderBefore(before.value, orderId);
+  const { order, state } = heldOrderBefore(before.value, orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
-  const orderAfter = orderRead.value!;
-  const records = { order: orderAfter, tickets: ticketsAfter.value };
+  // Only its status changes, and only by this batch's settle.
+  const orderAfter = { ...order, status: confirmed.value ? "confirmed" : order.status } satisfies OrderRow;
   const answer = orderStatusOf(orderAfter, ticketsAfter.value, context.currency);
-  if (state === "confirmed") return { confirmation: answer, ...records };
+  if (state === "confirmed") return answer;
   if (confirmed.value) {
     // This isolate's images of the tickets: a held ticket had none.
     forgetTicketLookups();
-    return { confirmation: state === "expired" ? { ...answer, lateConfirmation: true } : answer, ...records };
+    return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
   }
   if (contact.email === undefined && before.value.lacksEmail) {
     throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
@@ -182,8 +181,8 @@ export async function confirmHeldOrder(
   orderId: string,
   contact: { email?: string; phone?: string },
   context: HoldContext & ConfirmationExtras & { idempotencyKey?: string },
-): Promise<ConfirmedOrder & { replayed: boolean }> {
-  const { result, replayed } = await runKeyed<StoredConfirmation, ConfirmedOrder>({
+): Promise<{ confirmation: OrderConfirmation; replayed: boolean }> {
+  const { result, replayed } = await runKeyed<StoredConfirmation, OrderConfirmation>({
     db,
     scope: { accountName: context.principal.name, operation: "confirmOrder", key: context.idempotencyKey },
     request: { orderId, ...contact },
@@ -195,11 +194,11 @@ export async function confirmHeldOrder(
       // An order is never deleted: the key's order is always there.
       if (!order.value) throw new Error(`Order ${orderId} of a stored key is missing`);
       const answer = orderStatusOf(order.value, tickets.value, context.currency);
-      return { confirmation: late ? { ...answer, lateConfirmation: true } : answer, order: order.value, tickets: tickets.value };
+      return late ? { ...answer, lateConfirmation: true } : answer;
     },
     now: context.now,
   });
-  return { ...result, replayed };
+  return { confirmation: result, replayed };
 }
 
 /**

@@ -4,9 +4,9 @@ import { Batch, type Db, runStep } from "../platform/batch";
 import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
+import { type OrderTicketRow, selectOrderTickets } from "../tickets/statements/holds";
 import { type OrderDayPlanRow, selectOrderBuyers, selectOrderDayPlans, setOrderBuyerContact } from "../tickets/statements/orders";
-import { selectOrderTickets, type TicketRow } from "../tickets/statements/rows";
-import { isHeld, ticketStatusOf } from "../tickets/status";
+import { ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { OrderStatus } from "./schemas";
 import {
@@ -29,20 +29,22 @@ export function orderNotFound(orderId: string): ProblemError {
 
 /**
  * An order's state now: as recorded (a change that releases a held order
- * records it, migrations/0019), but a held order is expired once its hold
+ * records it, the trigger held_order_released of migrations/0024), but a held order is expired once its hold
  * ran out (`holdLive`: by the database's clock, at the read).
  */
 export function orderStateFrom(recorded: RecordedOrderStatus, holdLive: boolean): OrderStatus["status"] {
   return recorded !== "held" ? recorded : holdLive ? "held" : "expired";
 }
 
-function orderStateOf(order: OrderRow, tickets: TicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
-  const status = orderStateFrom(order.status, tickets.some(isHeld));
-  const expiresAt = order.status === "held" ? tickets[0]?.hold_until : null;
+/** An order's state and, held or expired, when its hold ends: as its tickets were read with it (`selectOrderTickets`). */
+function orderStateOf(order: OrderRow, tickets: OrderTicketRow[]): Pick<OrderStatus, "status" | "expiresAt"> {
+  const hold = tickets[0];
+  const status = orderStateFrom(order.status, hold?.order_hold_live === 1);
+  const expiresAt = order.status === "held" ? hold?.order_hold_end : null;
   return { status, ...(expiresAt == null ? {} : { expiresAt }) };
 }
 
-export function orderStatusOf(order: OrderRow, tickets: TicketRow[], currency: string): OrderStatus {
+export function orderStatusOf(order: OrderRow, tickets: OrderTicketRow[], currency: string): OrderStatus {
   return {
     orderId: order.order_id,
     ...orderStateOf(order, tickets),
@@ -112,7 +114,7 @@ export async function duplicateReference(sessions: Sessions, soldBy: string, ref
  */
 export type OrderRecord = {
   order: OrderRow;
-  tickets: TicketRow[];
+  tickets: OrderTicketRow[];
   dayPlans: OrderDayPlanRow[];
   buyer: { email: string | null; phone: string | null };
 };

@@ -9,8 +9,9 @@ import { type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/state
 import { Batch, type Db } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import type { TicketLine } from "../tickets/schemas";
+import { linesAhead, requestLineColumns, requestLines } from "../tickets/statements/lines";
 import { addDayStateRead, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
-import { companionCategoriesOf, type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
+import { type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
 /** The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead. */
 function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
@@ -26,27 +27,6 @@ function soldOut(available: number, availableEntryTimes?: string[]): ProblemErro
 }
 
 const fieldProblem = (path: string, message: string) => validationProblem([{ path, message }]);
-
-/**
- * The places each line of a request takes ahead of itself in each scope:
- * lines for the same day, slot or event date count together, in the order
- * of the lines.
- */
-function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
-  const counted = new Map<string, number>();
-  const before = (scope: string) => {
-    const n = counted.get(scope) ?? 0;
-    counted.set(scope, n + 1);
-    return n;
-  };
-  return lines.map((line) => {
-    const date = line.ticketDate;
-    if (line.ticketType === "event") return { day: 0, slot: 0, event: before(`${date} event ${line.eventId}`) };
-    const start = line.entryTime ?? line.startTime;
-    const slot = start === undefined ? 0 : before(`${date} slot ${start}`);
-    return { day: before(`${date} day`), slot, event: 0 };
-  });
-}
 
 /** The problem of `line` whose condition `failed` does not hold, told with its day as it now stands. */
 function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now: MuseumNow, ahead: PlacesAhead): ProblemError {
@@ -107,10 +87,14 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
 /** Why a sale's write was refused: the request's key was taken over, or each line's problem (null: nothing refuses it now). */
 export type Refusal = { claimLost: true } | { claimLost: false; problems: (ProblemError | null)[] };
 
+/** The figures read with each line's conditions: the places the lines ahead of it take (tickets' `linesAhead`). */
+const AHEAD = { day: "ahead day", slot: "ahead slot", event: "ahead event" } as const;
+
 /**
  * Explains a refused write of `lines` (one round trip): whether the
  * Idempotency-Key's claim still holds, each line's conditions as they now
- * stand, and the figures of the lines' days.
+ * stand, counting the lines ahead of it (nothing of the request was
+ * written), and the figures of the lines' days.
  */
 export async function explainRefusal(
   db: Db,
@@ -120,18 +104,23 @@ export async function explainRefusal(
 ): Promise<Refusal> {
   const batch = new Batch(db);
   const held = claim && batch.add(selectClaimHeld(db, claim));
-  const ahead = placesAhead(lines);
-  const evaluated = lines.map((line, i) =>
-    batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!, companionCategoriesOf(lines, i)))),
-  );
+  const all = requestLines(lines);
+  const evaluated = lines.map((line, i) => {
+    const columns = requestLineColumns(line, i);
+    const ahead = linesAhead(all, columns);
+    const figures = { [AHEAD.day]: ahead.day, [AHEAD.slot]: ahead.slot, [AHEAD.event]: ahead.event };
+    return batch.add(selectConditions(db, conditionsOf({ line, columns, lines: all }, now, ahead), figures));
+  });
   const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date, now)]));
   await batch.run();
   if (held && !held.value) return { claimLost: true };
   return {
     claimLost: false,
     problems: lines.map((line, i) => {
-      const failed = CONDITIONS[line.ticketType].find((name) => evaluated[i]!.value[name] !== 1);
-      return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead[i]!);
+      const read = evaluated[i]!.value;
+      const failed = CONDITIONS[line.ticketType].find((name) => read[name] !== 1);
+      const ahead = { day: read[AHEAD.day]!, slot: read[AHEAD.slot]!, event: read[AHEAD.event]! };
+      return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead);
     }),
   };
 }

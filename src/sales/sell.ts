@@ -15,10 +15,11 @@ import { isDuplicateReference, isOrderCodeClash, isOrderIdTaken, type OrderRow }
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
+import { requestLineColumns, requestLines } from "../tickets/statements/lines";
 import type { TicketColumns } from "../tickets/statements/rows";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
-import { allOf, companionCategoriesOf, conditionsOf, entryTimeOfLine, NONE_AHEAD, salesEndInstant } from "./conditions";
+import { allOf, conditionsOf, entryTimeOfLine, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode, newOrderCode } from "./confirmation-code";
 import { addOrderWrite, OrderIdTaken, type OrderOfSale } from "./order-write";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
@@ -146,9 +147,10 @@ async function writeSale<Answer>(
   const { written: order, holdLatest } = sale.orderId
     ? addOrderWrite(batch, { ...request, orderId: sale.orderId, confirmationCode: sale.confirmationCode, soldBy: context.soldBy, held: held !== null }, claimGuard)
     : { written: null, holdLatest: undefined };
+  const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
-    const conditions = conditionsOf(line, context.museumNow, NONE_AHEAD, companionCategoriesOf(lines, i));
+    const conditions = conditionsOf({ line, columns: requestLineColumns(line, i), lines: all }, context.museumNow, NONE_AHEAD);
     const entry = entryTimeOfLine(line);
     const columns = { ticketType: sql`${line.ticketType}`, ticketDate: sql`${line.ticketDate}`, entryTime: entry };
     return batch.add(

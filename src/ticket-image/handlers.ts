@@ -6,7 +6,7 @@ import { ticketNotFound } from "../tickets/problems";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./cache";
 import { lookUpTicketForImage, type TicketImageLookup } from "./lookup";
 import { codeSignerAt } from "./code-keys";
-import { need } from "../configuration";
+import { need } from "../http/need";
 import type * as routes from "./routes";
 
 /** The 409 of a ticket that was never sold, so has no image and no code: held, or its hold ended. */

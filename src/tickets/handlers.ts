@@ -1,6 +1,6 @@
 import type { AppRouteHandler } from "../http/types";
 import { readFresh } from "../platform/fresh-read";
-import { need } from "../configuration";
+import { need } from "../http/need";
 import { confirmationCodeNotFound, ticketNotFound } from "./problems";
 import { ticketStatus, ticketStatusByConfirmationCode } from "./status";
 import type * as routes from "./routes";

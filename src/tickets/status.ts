@@ -19,16 +19,16 @@ export function ticketFacts(row: TicketRow) {
 
 /**
  * A ticket as it stands now: a hold that ran out is cancelled (`hold-expired`,
- * at its hold's end, refund 0) from that moment, whether recorded or not.
+ * at its hold's end, refund 0) from that moment, though nothing records it.
  */
 function settled(row: TicketRow): TicketRow {
-  if (row.hold_expired !== 1) return row;
+  if (row.hold_state !== "ran-out") return row;
   return { ...row, cancelled_at: row.hold_until, cancel_source: "hold-expired", cancel_reason: null, refund_cents: 0 };
 }
 
 /** True while a ticket is held (by a live hold: a hold that ran out is cancelled). */
-export function isHeld(row: TicketRow): boolean {
-  return row.hold_until !== null && row.cancelled_at === null && row.hold_expired !== 1;
+function isHeld(row: TicketRow): boolean {
+  return row.hold_state === "live";
 }
 
 /**
@@ -41,7 +41,7 @@ export function isHeld(row: TicketRow): boolean {
 export type SaleState = "sold" | "held" | "hold-ended";
 
 export function saleStateOf(row: TicketRow): SaleState {
-  if (row.hold_until === null) return "sold";
+  if (row.hold_state === null) return "sold";
   return isHeld(row) ? "held" : "hold-ended";
 }
 

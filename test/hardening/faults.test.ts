@@ -111,7 +111,7 @@ describe("D1 unavailable: 503 problem+json with Retry-After, then the next reque
       [{ on: "all", sql: "FROM special_events e" }, () => api(`/v1.1/special-events/${event.eventId}`), 200],
       [{ on: "all", sql: "special_event_dates d" }, () => api("/v1.1/special-events?startDate=2091-06-01"), 200],
       [{ on: "batch", sql: "DELETE FROM museum_hours_exceptions" }, () => api("/v1.1/museum-hours/exceptions/2091-01-01", { method: "DELETE" }), 404],
-      [{ on: "batch", sql: "museum_weekly_hours" }, () => api("/v1.1/museum-hours"), 200],
+      [{ on: "all", sql: "museum_weekly_hours" }, () => api("/v1.1/museum-hours"), 200],
       [{ on: "all", sql: "FROM d1_migrations" }, () => api("/healthz", { as: null }), 200],
     ];
     for (const [fault, request, nextStatus] of cases) {
@@ -123,7 +123,7 @@ describe("D1 unavailable: 503 problem+json with Retry-After, then the next reque
   });
 
   it("a failure that is not unavailability stays a 500 that tells nothing", async () => {
-    const res = await withFault({ on: "batch", sql: "museum_weekly_hours", message: "D1_ERROR: near \"museum_weekly_hours\": syntax error: SQLITE_ERROR" }, () =>
+    const res = await withFault({ on: "all", sql: "museum_weekly_hours", message: "D1_ERROR: near \"museum_weekly_hours\": syntax error: SQLITE_ERROR" }, () =>
       api("/v1.1/museum-hours"),
     );
     await expectInternalError(res);

@@ -72,12 +72,12 @@ describe("security headers", () => {
     expect(throttled.status).toBe(429);
     expectSecurityHeaders(throttled);
 
-    injectD1Faults({ on: "batch", sql: "museum_weekly_hours", message: "an unexpected bug" });
+    injectD1Faults({ on: "all", sql: "museum_weekly_hours", message: "an unexpected bug" });
     const failed = await api("/v1.1/museum-hours");
     expect(failed.status).toBe(500);
     expectSecurityHeaders(failed);
 
-    injectD1Faults({ on: "batch", sql: "museum_weekly_hours" });
+    injectD1Faults({ on: "all", sql: "museum_weekly_hours" });
     const unavailable = await api("/v1.1/museum-hours");
     expect(unavailable.status).toBe(503);
     expectSecurityHeaders(unavailable);

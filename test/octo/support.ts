@@ -50,7 +50,7 @@ export async function expectOctoError(res: Response, status: number, error: stri
 }
 
 export type Availability = { id: string; status: string; vacancies: number | null; capacity: number | null; available: boolean; allDay: boolean };
-export type UnitItem = { uuid: string; unitId: string; status: string; ticket: { deliveryOptions: { deliveryFormat: string; deliveryValue: string }[] } };
+type UnitItem = { uuid: string; unitId: string; status: string; ticket: { deliveryOptions: { deliveryFormat: string; deliveryValue: string }[] } };
 export type Booking = {
   id: string;
   uuid: string;

@@ -149,7 +149,7 @@ describe("a held order", () => {
     expect(problem.type).toBe("/problems/order-confirmed");
   });
 
-  it("of fifty lines naming their category is held and confirmed (each line's insert binds its companions' categories once each)", async () => {
+  it("of fifty lines naming their category is held and confirmed (each line's insert binds the request's lines as one parameter)", async () => {
     const date = await openDay();
     const lines = Array.from({ length: 50 }, () => ({ ...line(date), category: "adult" }));
     const res = await order({ holdMinutes: 15, tickets: lines });

@@ -2,7 +2,8 @@
 // signing key), signed here without drawing the image, and the earlier kind
 // (HMAC, `MT1.…`) of tickets sold before the Ed25519 codes came in.
 import { env } from "cloudflare:workers";
-import { type CodeKeySet, configurationOf, need } from "../../src/configuration";
+import { type CodeKeySet, configurationOf } from "../../src/configuration";
+import { need } from "../../src/http/need";
 import { signingKeysFromEnv } from "../../src/configuration/signing-keys";
 import { codeSignerAt, signTicketCode, signTicketToken, type TicketToSign } from "../../src/ticket-image";
 import { runStep } from "../../src/platform/batch";

@@ -1,9 +1,9 @@
 // The box office's statements on tickets: giving tickets back, the
 // companion an accompanied ticket keeps, and a cancellation read again.
 import sql, { raw, type Sql } from "sql-template-tag";
-import { isAccompanied } from "../../categories/statements";
 import { type Db, read, type Step, step } from "../../platform/batch";
 import type { CancelSource } from "../schemas";
+import { accompanies, lacksCompanion, orderLines, ticketLineColumns } from "./lines";
 import { soldBy, type TicketColumns } from "./rows";
 
 /** A box-office cancellation: which tickets (one, or an order's), by whom, and why. */
@@ -32,7 +32,7 @@ export type CancelledTicket = { ticket_id: string; refund_cents: number };
  * single held ticket is not cancelled (its order is released whole).
  * `guard`, an SQL condition, must hold too (an Idempotency-Key's claim).
  * Reads the tickets it cancelled; the places they took are free when it
- * returns (migrations/0011_capacity.sql).
+ * returns (the triggers of migrations/0024).
  */
 export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, guard: Sql = sql`1`): Step<CancelledTicket[]> {
   const { target } = cancellation;
@@ -57,20 +57,16 @@ export function cancelAtBoxOffice(db: Db, cancellation: BoxOfficeCancellation, g
 
 /**
  * True when the ticket `ticketId` is the last companion of an accompanied
- * ticket of its order: a valid ticket of an accompanied category, for the
- * same date, event (or general) and entry time, with no other valid or
- * admitted ticket there of a category that is not accompanied.
+ * ticket of its order: it accompanies a valid ticket `c` that no other
+ * ticket of the order, but a cancelled one, accompanies (lines.ts).
  */
 export function lastCompanion(ticketId: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM tickets t JOIN tickets c
-       ON c.order_id = t.order_id AND c.ticket_id <> t.ticket_id AND c.ticket_date = t.ticket_date
-      AND c.event_id IS t.event_id AND c.entry_time IS t.entry_time
-    WHERE t.ticket_id = ${ticketId} AND NOT ${isAccompanied(raw("t.category"))}
-      AND c.cancelled_at IS NULL AND c.admitted_at IS NULL AND ${isAccompanied(raw("c.category"))}
-      AND NOT EXISTS (SELECT 1 FROM tickets m
-                       WHERE m.order_id = c.order_id AND m.ticket_id <> t.ticket_id AND m.cancelled_at IS NULL
-                         AND m.ticket_date = c.ticket_date AND m.event_id IS c.event_id AND m.entry_time IS c.entry_time
-                         AND NOT ${isAccompanied(raw("m.category"))}))`;
+  const t = ticketLineColumns(raw("t"));
+  const c = ticketLineColumns(raw("c"));
+  const others = orderLines(raw("c.order_id"), sql`ticket_id <> t.ticket_id AND cancelled_at IS NULL`);
+  return sql`EXISTS (SELECT 1 FROM tickets t JOIN tickets c ON c.order_id = t.order_id AND c.ticket_id <> t.ticket_id
+    WHERE t.ticket_id = ${ticketId} AND c.cancelled_at IS NULL AND c.admitted_at IS NULL
+      AND ${accompanies(t, c)} AND ${lacksCompanion(others, c)})`;
 }
 
 export function selectLastCompanion(db: Db, ticketId: string): Step<boolean> {

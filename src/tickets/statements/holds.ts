@@ -1,14 +1,43 @@
-// An order's held tickets: their hold's end, its extension, and their
-// confirmation (a late one counts the order's lines ahead of each).
+// An order's tickets and its hold: the hold's end and whether it is live,
+// its extension, and the confirmation of its tickets (a late one counts the
+// order's lines ahead of each).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../../platform/batch";
-import { SQL_NOW } from "../../platform/sql";
-import type { CancelSource } from "../schemas";
-import type { TicketColumns } from "./rows";
+import { holdLive, soldBy, type TicketColumns, TICKET_ROW, type TicketRow } from "./rows";
 
-/** When the order `orderId`'s hold ends (an SQL expression; NULL: it has no held ticket): its tickets' hold_until. */
+/**
+ * An order's hold, over its tickets `t` (SQL aggregates, of a query, or of
+ * the window `over`): its end, the first of its tickets' (aligned, they
+ * share it; NULL: nothing held), and whether it is live (1 while any ticket
+ * is, else 0).
+ */
+const orderHold = {
+  end: (t: Sql, over: Sql = sql``) => sql`min(${t}.hold_until) ${over}`,
+  live: (t: Sql, over: Sql = sql``) => sql`coalesce(max(${holdLive(t)}) ${over}, 0)`,
+};
+
+/** When the order `orderId`'s hold ends (an SQL expression; NULL: it has no held ticket). */
 export function orderHoldEnd(orderId: string): Sql {
-  return sql`(SELECT min(hold_until) FROM tickets WHERE order_id = ${orderId})`;
+  return sql`(SELECT ${orderHold.end(raw("tickets"))} FROM tickets WHERE order_id = ${orderId})`;
+}
+
+/** A ticket of an order as read with its order's hold (`orderHold`, the same for all of its tickets). */
+export type OrderTicketRow = TicketRow & { order_hold_end: string | null; order_hold_live: number };
+
+/**
+ * The tickets of an order (an id, or an SQL query of order ids: several
+ * orders) sold by `seller` (null: by anyone), each order's in the order of
+ * its lines, with its order's hold.
+ */
+export function selectOrderTickets(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderTicketRow[]> {
+  const t = raw("t");
+  const byOrder = sql`OVER (PARTITION BY t.order_id)`;
+  return step(
+    db,
+    sql`SELECT ${TICKET_ROW}, ${orderHold.end(t, byOrder)} AS order_hold_end, ${orderHold.live(t, byOrder)} AS order_hold_live
+          FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} ORDER BY t.order_id, t.order_line`,
+    read.rows<OrderTicketRow>(),
+  );
 }
 
 /**
@@ -24,30 +53,14 @@ export function alignOrderHold(db: Db, orderId: string): Step<string | null> {
   );
 }
 
-/** True while the order `orderId` is held by a live hold (the database's clock). */
+/** True (1) while the order `orderId` is held by a live hold (the database's clock), else 0. */
 export function orderHoldLive(orderId: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND cancelled_at IS NULL AND hold_until > ${SQL_NOW})`;
+  return sql`(SELECT ${orderHold.live(raw("tickets"))} FROM tickets WHERE order_id = ${orderId})`;
 }
 
 /** True when the held order `orderId` has a ticket without the buyer's e-mail. */
 export function orderLacksEmail(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND buyer_email IS NULL)`;
-}
-
-/**
- * The places the tickets of `t`'s order ahead of it (lower lines) take in
- * each of its scopes: what a late confirmation counts, in the order of the
- * lines, before `t` (its held tickets take no place any more).
- */
-export function orderLinesAhead(t: Sql): { day: Sql; slot: Sql; event: Sql } {
-  const ahead = (scope: Sql) =>
-    sql`(SELECT count(*) FROM tickets o WHERE o.order_id = ${t}.order_id AND o.order_line < ${t}.order_line
-                                        AND o.ticket_date = ${t}.ticket_date AND ${scope})`;
-  return {
-    day: ahead(sql`o.ticket_type = 'general'`),
-    slot: ahead(sql`o.entry_time = ${t}.entry_time`),
-    event: ahead(sql`o.ticket_type = 'event' AND o.event_id = ${t}.event_id`),
-  };
 }
 
 /** True when some ticket `t` of the order `orderId` fails `sellable` (an SQL condition on `t`). */
@@ -56,11 +69,10 @@ export function anyOrderTicketFails(orderId: string, sellable: Sql): Sql {
 }
 
 /**
- * Sells the held tickets of the order `orderId` (live, or run out whether
- * recorded or not) when `confirming` (an SQL condition) holds: no hold any
- * more, and the buyer's contact when given (a new e-mail replaces the phone
- * too). A recorded expiry is undone and its places taken again
- * (migrations/0015). Reads how many it sold.
+ * Sells the held tickets of the order `orderId` (live, or run out: a hold
+ * that ran out still takes its places in ticket_places) when `confirming`
+ * (an SQL condition) holds: no hold any more, and the buyer's contact when
+ * given (a new e-mail replaces the phone too). Reads how many it sold.
  */
 export function confirmHeldTickets(
   db: Db,
@@ -71,27 +83,24 @@ export function confirmHeldTickets(
   const email = contact.email ?? null;
   return step(
     db,
-    sql`UPDATE tickets SET hold_until = NULL, cancelled_at = NULL, cancel_source = NULL, refund_cents = NULL,
+    sql`UPDATE tickets SET hold_until = NULL,
                            buyer_email = coalesce(${email}, buyer_email),
                            buyer_phone = CASE WHEN ${email} IS NULL THEN buyer_phone ELSE ${contact.phone ?? null} END
-         WHERE order_id = ${orderId} AND hold_until IS NOT NULL
-           AND (cancelled_at IS NULL OR cancel_source = ${"hold-expired" satisfies CancelSource})
-           AND ${confirming}`,
+         WHERE order_id = ${orderId} AND hold_until IS NOT NULL AND cancelled_at IS NULL AND ${confirming}`,
     read.changes,
   );
 }
 
 /**
  * Moves the live hold of the order `orderId` to end at `until` (an SQL
- * expression of a ticket's columns) while `allowed` holds, then aligns its
- * tickets on the first end (`alignOrderHold`). Reads how many it moved.
+ * expression of a ticket's columns) while `allowed` holds; `alignOrderHold`
+ * then gives its tickets one end again. Reads how many it moved.
  */
 export function extendOrderHold(db: Db, orderId: string, until: (ticket: TicketColumns) => Sql, allowed: Sql): Step<number> {
   const columns = { ticketType: raw("ticket_type"), ticketDate: raw("ticket_date"), entryTime: raw("entry_time") };
   return step(
     db,
-    sql`UPDATE tickets SET hold_until = ${until(columns)}
-         WHERE order_id = ${orderId} AND cancelled_at IS NULL AND hold_until > ${SQL_NOW} AND ${allowed}`,
+    sql`UPDATE tickets SET hold_until = ${until(columns)} WHERE order_id = ${orderId} AND ${holdLive(raw("tickets"))} AND ${allowed}`,
     read.changes,
   );
 }

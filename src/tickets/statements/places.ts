@@ -1,24 +1,48 @@
-// Places (the ticket_places table, kept by the triggers of migrations/0011
-// and 0015): what is taken in each scope, less the holds that ran out, and
-// the limits a change may not set below it.
+// Places (the ticket_places table, kept by the triggers of migrations/0024):
+// where a ticket takes places, what is taken in each scope less the holds
+// that ran out, the places a sale's lines ahead of one take, and the limits
+// a change may not set below what is taken.
 import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { holdRanOut } from "./rows";
 
-/** Where places are counted: a day's general tickets, an entry slot's, an event date's. */
-export type PlaceScope = { scope: "day" } | { scope: "slot"; entryTime: string } | { scope: "event"; eventId: string };
+/** Where places are counted (ticket_places.scope): a day's general tickets, an entry slot's, an event's. */
+export type PlaceScope = "day" | "slot" | "event";
+
+/** What decides where a ticket, or a sale's line, takes places: its columns (SQL expressions). */
+export type PlaceColumns = { ticketType: Sql; entryTime: Sql; eventId: Sql };
+
+/** The place columns of the ticket, or line, `t` (its alias). */
+export const placeColumnsOf = (t: Sql): PlaceColumns => ({
+  ticketType: sql`${t}.ticket_type`,
+  entryTime: sql`${t}.entry_time`,
+  eventId: sql`${t}.event_id`,
+});
+
+/**
+ * Where a ticket takes places, the one rule of it: its ref in `scope` (an
+ * SQL expression of a scope's name), NULL where it takes none. A general
+ * ticket takes one in its day's ('') and, timed, in its entry slot's (its
+ * entry time); an event ticket in its event's (the event's id). The
+ * triggers that count places read the view ticket_place_refs, which is this
+ * fragment (migrations/0024; test/tickets/place-scopes.test.ts holds them together).
+ */
+export function placeRef(t: PlaceColumns, scope: Sql): Sql {
+  return sql`(CASE ${scope} WHEN 'day' THEN (CASE WHEN ${t.ticketType} = 'general' THEN '' END)
+                 WHEN 'slot' THEN ${t.entryTime}
+                 WHEN 'event' THEN (CASE WHEN ${t.ticketType} = 'event' THEN ${t.eventId} END) END)`;
+}
 
 /** True for a ticket `t` of the scope `scope` of `ref` (SQL expressions). */
 function inScope(t: Sql, scope: Sql, ref: Sql): Sql {
-  return sql`CASE ${scope} WHEN 'day' THEN ${t}.ticket_type = 'general' WHEN 'slot' THEN ${t}.entry_time = ${ref}
-                          ELSE ${t}.ticket_type = 'event' AND ${t}.event_id = ${ref} END`;
+  return sql`${placeRef(placeColumnsOf(t), scope)} = ${ref}`;
 }
 
 /**
- * The expired holds nothing recorded yet on `date` in a scope: ticket_places
- * still counts them (migrations/0015), every read of places subtracts them,
- * so their places are free at hold_until exactly. Reads the few rows of the
+ * The holds that ran out on `date` in a scope: ticket_places still counts
+ * them (nothing records their end), every read of places subtracts them, so
+ * their places are free at hold_until exactly. Reads the few rows of the
  * partial index tickets_on_hold.
  */
 function expiredHolds(date: Sql, scope: Sql, ref: Sql): Sql {
@@ -30,9 +54,9 @@ function expiredHolds(date: Sql, scope: Sql, ref: Sql): Sql {
 /**
  * Places taken on `date` in a scope (`ref` an SQL expression): valid,
  * admitted and live held tickets. One primary-key read, however many were
- * sold, and the day's expired holds not yet recorded.
+ * sold, and the day's holds that ran out.
  */
-export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sql {
+export function placesTaken(date: Sql, scope: PlaceScope, ref: Sql): Sql {
   return sql`(coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)
               - ${expiredHolds(date, sql`${scope}`, ref)})`;
 }
@@ -40,7 +64,7 @@ export function placesTaken(date: Sql, scope: PlaceScope["scope"], ref: Sql): Sq
 /** Places taken on `date`, per scope: the day's general tickets, each slot's, each event's. */
 type PlacesTaken = { day: number; slots: Map<string, number>; events: Map<string, number> };
 
-type PlacesRow = { scope: PlaceScope["scope"]; ref: string; taken: number };
+type PlacesRow = { scope: PlaceScope; ref: string; taken: number };
 
 function placesOf(rows: PlacesRow[]): PlacesTaken {
   const places: PlacesTaken = { day: 0, slots: new Map(), events: new Map() };
@@ -68,7 +92,7 @@ export function selectPlacesTaken(db: Db, date: IsoDate): Step<PlacesTaken> {
  * expression of the date column; NULL: no limit).
  */
 export type PlaceLimit = {
-  scope: PlaceScope["scope"];
+  scope: PlaceScope;
   ref?: string;
   from: IsoDate;
   /** The last date checked (default: every date from `from` on). */

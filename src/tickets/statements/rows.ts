@@ -7,8 +7,31 @@ import { type Db, read, type Step, step } from "../../platform/batch";
 import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource, TicketType } from "../schemas";
 
-/** True while a ticket's hold has ended by the database's clock (`t`: the ticket's alias) and nothing recorded it yet. */
-export const holdRanOut = (t: Sql) => sql`${t}.hold_until IS NOT NULL AND ${t}.cancelled_at IS NULL AND ${t}.hold_until <= ${SQL_NOW}`;
+/**
+ * True when the hold of the ticket `t` (its alias) ends by the database's
+ * now: the one clock of holds. A range on hold_until, so that the partial
+ * index tickets_on_hold reads only the holds that ran out.
+ */
+const holdEnded = (t: Sql) => sql`${t}.hold_until <= ${SQL_NOW}`;
+
+/**
+ * True while the ticket `t` is held by a live hold: not cancelled, and its
+ * hold not ended. Every read and write that asks whether a hold is live asks this.
+ */
+export const holdLive = (t: Sql) => sql`(${t}.cancelled_at IS NULL AND NOT ${holdEnded(t)})`;
+
+/**
+ * True when the ticket `t`'s hold ran out: held, not cancelled, and ended.
+ * Nothing records it: the ticket reads as cancelled from its hold's end
+ * (tickets/status.ts), and reads of places subtract it.
+ */
+export const holdRanOut = (t: Sql) => sql`${t}.hold_until IS NOT NULL AND ${t}.cancelled_at IS NULL AND ${holdEnded(t)}`;
+
+/** What a ticket's hold is, as `TicketRow.hold_state` reads it. */
+type HoldState = "live" | "ran-out" | "ended";
+
+const holdState = (t: Sql) => sql`(CASE WHEN ${t}.hold_until IS NULL THEN NULL WHEN ${holdLive(t)} THEN 'live'
+                                        WHEN ${holdRanOut(t)} THEN 'ran-out' ELSE 'ended' END)`;
 
 /** A ticket's facts as every read of it names them (never the buyer's contact details). */
 export type TicketRow = {
@@ -32,14 +55,18 @@ export type TicketRow = {
   admitted_at: string | null;
   /** While held (or once its hold ran out or was released): when its hold ends. */
   hold_until: string | null;
-  /** 1 when the hold ran out by the database's clock and nothing recorded it yet. */
-  hold_expired: number;
+  /**
+   * Its hold by the database's clock: `live`, `ran-out`, or `ended` (released,
+   * or cancelled with its order by a change); null: never held, or sold by its confirmation.
+   */
+  hold_state: HoldState | null;
 };
 
-const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
+/** A ticket's row (`TicketRow`) from the tickets `t`. */
+export const TICKET_ROW = sql`t.ticket_id, t.ticket_type, t.ticket_date, t.event_id, ${eventName(sql`t.event_id`)} AS event_name,
   t.confirmation_code, t.entry_time, t.category, ${categoryName(raw("t.category"))} AS category_name, t.price_cents, t.sold_by, t.order_id,
   t.cancelled_at, t.cancel_source, t.cancel_reason, t.cancelled_by, t.refund_cents, t.admitted_at,
-  t.hold_until, coalesce(${holdRanOut(raw("t"))}, 0) AS hold_expired`;
+  t.hold_until, ${holdState(raw("t"))} AS hold_state`;
 
 /** Tickets `t` sold by `seller`; null: by anyone (tickets/access.ts). */
 export const soldBy = (seller: string | null) => sql`(${seller} IS NULL OR t.sold_by = ${seller})`;
@@ -59,18 +86,6 @@ export function selectTicketByConfirmationCode(db: Db, code: string, seller: str
     db,
     sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.confirmation_code = ${code} AND ${soldBy(seller)}`,
     read.first<TicketRow>(),
-  );
-}
-
-/**
- * The tickets of an order (an id, or an SQL query of order ids: several
- * orders) sold by `seller` (null: by anyone), each order's in the order of its lines.
- */
-export function selectOrderTickets(db: Db, orderIds: string | Sql, seller: string | null): Step<TicketRow[]> {
-  return step(
-    db,
-    sql`SELECT ${TICKET_ROW} FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} ORDER BY t.order_id, t.order_line`,
-    read.rows<TicketRow>(),
   );
 }
 

@@ -94,7 +94,7 @@ type ImportedTicket = {
 /**
  * Writes tickets sold elsewhere, many in one statement (one JSON parameter),
  * without the sale's checks: for loading a database (the bench's seed), never
- * for a sale. The triggers of migrations/0011 count their places as a sale's.
+ * for a sale. The triggers of migrations/0024 count their places as a sale's.
  * @public (used by the tools, which bundle this file)
  */
 export function importTickets(db: Db, tickets: ImportedTicket[]): Step<number> {

@@ -8,12 +8,13 @@ import { keepsEntry } from "../../hours/statements";
 import { type Db, read, type Step, step } from "../../platform/batch";
 import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource } from "../schemas";
+import { holdLive } from "./rows";
 
 /** A change of the events or the hours that sold tickets follow. */
 export type TicketCause = EventCause | HoursCause;
 
 /** Valid for every rule that protects sold tickets: sold and neither admitted nor cancelled, or held by a live hold. */
-const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL AND (hold_until IS NULL OR hold_until > ${SQL_NOW})`;
+const VALID = sql`cancelled_at IS NULL AND admitted_at IS NULL AND (hold_until IS NULL OR ${holdLive(raw("tickets"))})`;
 
 /** The valid tickets a cause leaves without their day (a condition on `tickets`), or null when it strands none. */
 export function strandedBy(cause: TicketCause): Sql | null {
