@@ -13,6 +13,7 @@ import { jsonBody } from "../middleware/json-body";
 import { loginThrottle } from "../middleware/login-throttle";
 import { allowRoles } from "../middleware/require-role";
 import { handleOctoError, OctoError, octoValidationHook } from "./errors";
+import { NO_CAPABILITIES, OCTO_CAPABILITIES } from "./routes";
 import * as handlers from "./handlers";
 import * as routes from "./routes";
 
@@ -36,6 +37,11 @@ export function createOctoApi(maxBodyBytes: number) {
     tags: [{ name: "OCTO", description: "Products, availability and bookings for resellers (docs/octo.md)." }],
   });
   octo.openAPIRegistry.registerComponent("securitySchemes", "OctoApiKey", { type: "http", scheme: "bearer" });
+  // OCTO core only: whatever capabilities a request asks for, none is initialized.
+  octo.use(async (c, next) => {
+    await next();
+    c.header(OCTO_CAPABILITIES, NO_CAPABILITIES);
+  });
   octo.use(apiKeyAuth({ throttle: loginThrottle() }), allowRoles("sales").middleware, bodyLimit(maxBodyBytes), jsonBody());
   octo
     .openapi(routes.getSupplier, handlers.getSupplier)

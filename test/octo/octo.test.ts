@@ -50,6 +50,19 @@ describe("API keys", () => {
   });
 });
 
+describe("Octo-Capabilities", () => {
+  it("is answered empty on every answer, an error's too: OCTO core only, whatever a request asks for", async () => {
+    for (const res of [
+      await octo("/supplier", { headers: { "Octo-Capabilities": "octo/pricing, octo/content" } }),
+      await octo("/products/no-such-product"),
+      await octo("/supplier", { key: null }),
+    ]) {
+      expect(res.headers.get("Octo-Capabilities"), `${res.status}`).toBe("");
+      await res.body?.cancel();
+    }
+  });
+});
+
 describe("products", () => {
   it("are general admission (first) and each active event, option DEFAULT, units the categories on sale", async () => {
     const eventId = await createEvent([freshDay()]);
