@@ -2,7 +2,6 @@
 // (from its first ticket: a booking is one product, option and
 // availability), and one unit item per ticket, a sold one carrying its code.
 import { parsePlan } from "../hours/statements";
-import type { IsoDate } from "../platform/dates";
 import { orderStateFrom, type OrderRecord } from "../sales/orders";
 import { buyerDetailsOf } from "../sales/statements";
 import { type CodeSigner, signTicketCode } from "../ticket-image";
@@ -15,7 +14,6 @@ import { type Booking, type BookingStatus, type Contact, type UnitItem } from ".
 /** What mapping a booking needs beyond its record. */
 export type BookingContext = {
   timeZone: string;
-  today: IsoDate;
   /** The signer of sold tickets' codes. */
   signer: CodeSigner;
 };
@@ -141,7 +139,8 @@ export async function bookingOf(record: OrderRecord, context: BookingContext): P
     utcConfirmedAt: status === "ON_HOLD" || status === "EXPIRED" ? null : order.confirmed_at,
     productId: first?.event_id ?? GENERAL_PRODUCT_ID,
     optionId: DEFAULT_OPTION_ID,
-    cancellable: status === "ON_HOLD" || (status === "CONFIRMED" && tickets.some((t, i) => unitStatuses[i] === "CONFIRMED" && t.ticket_date >= context.today)),
+    // The box office takes back a sold ticket while it could still be sold (its rule, read with the record).
+    cancellable: status === "ON_HOLD" || (status === "CONFIRMED" && tickets.some((t, i) => unitStatuses[i] === "CONFIRMED" && record.stillOnSale.includes(t.ticket_id))),
     cancellation:
       status === "CANCELLED" || status === "EXPIRED"
         ? {

@@ -52,7 +52,7 @@ function orderIdOf(uuid: string): string {
 }
 
 function mapRecord(context: OctoContext, record: OrderRecord): Promise<Booking> {
-  return bookingOf(record, { timeZone: context.timeZone, today: context.museumNow.today, signer: context.signer });
+  return bookingOf(record, { timeZone: context.timeZone, signer: context.signer });
 }
 
 /** Reads for an answer: the record of the order `orderId`, added to a batch (one read handle, set again if the batch is built again). */
@@ -60,7 +60,7 @@ function recordReader(context: OctoContext, orderId: string) {
   let read: (() => OrderRecord[]) | undefined;
   return {
     also: (batch: Batch) => {
-      read = addOrderRecordReads(batch, { orderId }, context.principal.name);
+      read = addOrderRecordReads(batch, { orderId }, context.principal.name, context.museumNow);
     },
     booking: async () => {
       const record = read?.()[0];
@@ -72,7 +72,7 @@ function recordReader(context: OctoContext, orderId: string) {
 
 /** The one booking `orderId` of this reseller, or `INVALID_BOOKING_UUID`. One round trip. */
 async function bookingNamed(context: OctoContext, orderId: string): Promise<Booking> {
-  const [record] = await orderRecords(context.db, { orderId }, context.principal);
+  const [record] = await orderRecords(context.db, { orderId }, context.principal, context.museumNow);
   if (!record) throw invalidBooking(orderId);
   return mapRecord(context, record);
 }
@@ -257,7 +257,7 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
   };
   const linesChange = body.productId !== undefined || body.optionId !== undefined || body.availabilityId !== undefined || body.unitItems !== undefined;
   if (!linesChange) {
-    const record = await changeOrderDetails(context, orderId, context.principal, { details, ...(email ? { email, phone } : {}) });
+    const record = await changeOrderDetails(context, orderId, context.principal, { details, ...(email ? { email, phone } : {}) }, context.museumNow);
     if (!record) throw invalidBooking(uuid);
     if (body.expirationMinutes !== undefined && record.order.status === "held") return extend(context, uuid, body.expirationMinutes);
     return mapRecord(context, record);
@@ -324,6 +324,6 @@ export async function bookingsListed(context: OctoContext, query: BookingsQuery)
   if (!selector) {
     throw new OctoError("BAD_REQUEST", "Give resellerReference, supplierReference, localDate, or localDateStart and localDateEnd.");
   }
-  const records = await orderRecords(context.db, selector, context.principal);
+  const records = await orderRecords(context.db, selector, context.principal, context.museumNow);
   return Promise.all(records.map((record) => mapRecord(context, record)));
 }

@@ -1,13 +1,21 @@
 // An order's status: one batch over the order and its tickets.
 import type { Principal } from "../env";
 import { Batch, type Db, runStep } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
 import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type OrderTicketRow, selectOrderTickets } from "../tickets/statements/holds";
-import { type OrderDayPlanRow, selectOrderBuyers, selectOrderDayPlans, setOrderBuyerContact } from "../tickets/statements/orders";
+import {
+  type OrderDayPlanRow,
+  selectOrderBuyers,
+  selectOrderDayPlans,
+  selectOrderTicketIdsWhere,
+  setOrderBuyerContact,
+} from "../tickets/statements/orders";
 import { ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { stillOnSale } from "./conditions";
 import type { OrderStatus } from "./schemas";
 import {
   isDuplicateReference,
@@ -109,43 +117,49 @@ export async function duplicateReference(sessions: Sessions, soldBy: string, ref
 
 /**
  * An order as recorded, its tickets (in the order of its lines), the
- * museum's plan of each of their days, and the buyer's contact (for the
- * seller's own answers about its sale only).
+ * museum's plan of each of their days, the buyer's contact (for the
+ * seller's own answers about its sale only), and which of its tickets could
+ * still be sold now (`stillOnSale`: while the box office may take them back).
  */
 export type OrderRecord = {
   order: OrderRow;
   tickets: OrderTicketRow[];
   dayPlans: OrderDayPlanRow[];
   buyer: { email: string | null; phone: string | null };
+  stillOnSale: string[];
 };
 
 /**
  * Adds the reads of the records of the orders `selector` names, sold by
- * `seller` (null: by anyone), to a batch; the records, oldest first, once it has run.
+ * `seller` (null: by anyone), at `now`, to a batch; the records, oldest
+ * first, once it has run.
  */
-export function addOrderRecordReads(batch: Batch, selector: OrderSelector, seller: string | null): () => OrderRecord[] {
+export function addOrderRecordReads(batch: Batch, selector: OrderSelector, seller: string | null, now: MuseumNow): () => OrderRecord[] {
   const { db } = batch;
   const ids = ordersSelected(selector, seller);
   const orders = batch.add(selectOrders(db, selector, seller));
   const tickets = batch.add(selectOrderTickets(db, ids, seller));
   const plans = batch.add(selectOrderDayPlans(db, ids, seller));
   const buyers = batch.add(selectOrderBuyers(db, ids, seller));
+  const onSale = batch.add(selectOrderTicketIdsWhere(db, ids, seller, (ticket) => stillOnSale(ticket, now)));
   return () =>
     orders.value.map((order) => {
       const buyer = buyers.value.find((row) => row.order_id === order.order_id);
+      const own = tickets.value.filter((ticket) => ticket.order_id === order.order_id);
       return {
         order,
-        tickets: tickets.value.filter((ticket) => ticket.order_id === order.order_id),
+        tickets: own,
         dayPlans: plans.value.filter((plan) => plan.order_id === order.order_id),
         buyer: { email: buyer?.buyer_email ?? null, phone: buyer?.buyer_phone ?? null },
+        stillOnSale: own.filter((ticket) => onSale.value.includes(ticket.ticket_id)).map((ticket) => ticket.ticket_id),
       };
     });
 }
 
-/** The records of the orders `selector` names that `principal` may see, oldest first. One round trip. */
-export async function orderRecords(db: Db, selector: OrderSelector, principal: Principal): Promise<OrderRecord[]> {
+/** The records of the orders `selector` names that `principal` may see, oldest first, at `now`. One round trip. */
+export async function orderRecords(db: Db, selector: OrderSelector, principal: Principal, now: MuseumNow): Promise<OrderRecord[]> {
   const batch = new Batch(db);
-  const records = addOrderRecordReads(batch, selector, sellerScope(principal));
+  const records = addOrderRecordReads(batch, selector, sellerScope(principal), now);
   await batch.run();
   return records();
 }
@@ -162,12 +176,13 @@ export async function changeOrderDetails(
   orderId: string,
   principal: Principal,
   change: { details: OrderDetails; email?: string; phone?: string },
+  now: MuseumNow,
 ): Promise<OrderRecord | null> {
   const { db } = sessions;
   const batch = new Batch(db);
   const updated = batch.add(updateOrderDetails(db, orderId, principal.name, change.details));
   if (change.email !== undefined) batch.add(setOrderBuyerContact(db, orderId, principal.name, { email: change.email, phone: change.phone }));
-  const records = addOrderRecordReads(batch, { orderId }, principal.name);
+  const records = addOrderRecordReads(batch, { orderId }, principal.name, now);
   try {
     await batch.run();
   } catch (error) {

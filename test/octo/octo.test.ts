@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/platform/crypto";
 import { verifyTicketCode } from "../../src/ticket-image";
+import { useClock } from "../support/clock";
 import { workerCodeKeys } from "../support/ticket-codes";
 import { api, nextWeekday, plusDays, testClientIp, testDays } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf } from "../support/round-trips";
@@ -188,6 +189,18 @@ describe("a booking", () => {
     await ok(await octo(`/bookings/${sold.uuid}/confirm`, { json: { contact: { emailAddress: "b@example.com" } } }));
     expect((await ok<Booking>(await octo(`/bookings/${sold.uuid}/cancel`, { json: {} }))).cancellation?.refund).toBe("FULL");
     expect((await generalTaken(date)).taken).toBe(0);
+  });
+
+  it("is cancellable while its tickets could still be sold (the box office's rule): not after its day's closing", async () => {
+    const date = await openDay();
+    const sold = await ok<Booking & { cancellable: boolean }>(await reserve(date, "09:00", ["adult"]));
+    const confirmed = await ok<Booking & { cancellable: boolean }>(await octo(`/bookings/${sold.uuid}/confirm`, { json: { contact: { emailAddress: "b@example.com" } } }));
+    expect(confirmed.cancellable).toBe(true);
+    // The evening of its day, after its 18:00 closing (20:30 or 21:30 in New York).
+    useClock(`${plusDays(date, 1)}T01:30:00Z`);
+    expect((await ok<Booking & { cancellable: boolean }>(await octo(`/bookings/${sold.uuid}`))).cancellable).toBe(false);
+    await expectOctoError(await octo(`/bookings/${sold.uuid}/cancel`, { json: {} }), 400, "UNPROCESSABLE_ENTITY");
+    expect((await ok<Booking>(await octo(`/bookings/${sold.uuid}`))).status).toBe("CONFIRMED");
   });
 
   it("on an untimed day starts at its opening, the whole day; another time is not an availability", async () => {

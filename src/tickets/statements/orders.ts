@@ -7,7 +7,7 @@ import { type Db, read, type Step, step } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource } from "../schemas";
-import { soldBy } from "./rows";
+import { soldBy, type TicketColumns } from "./rows";
 
 /** The ids of the orders with a ticket dated in [from, to] (an SQL query: a read of tickets_by_date). */
 export function ordersWithTicketsIn(from: IsoDate, to: IsoDate): Sql {
@@ -33,6 +33,25 @@ export function selectOrderDayPlans(db: Db, orderIds: string | Sql, seller: stri
           FROM (SELECT DISTINCT t.order_id, t.ticket_date, t.entry_time, ${dayPlanOn(raw("t.ticket_date"))} AS plan
                   FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})`,
     read.rows<OrderDayPlanRow>(),
+  );
+}
+
+/**
+ * The ids of the tickets of the orders `orderIds` (an id, or an SQL query of
+ * ids), sold by `seller` (null: by anyone), for which `which` (an SQL
+ * condition on a ticket's columns) holds.
+ */
+export function selectOrderTicketIdsWhere(
+  db: Db,
+  orderIds: string | Sql,
+  seller: string | null,
+  which: (ticket: TicketColumns) => Sql,
+): Step<string[]> {
+  const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
+  return step(
+    db,
+    sql`SELECT t.ticket_id FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} AND ${which(columns)}`,
+    (result) => read.rows<{ ticket_id: string }>()(result).map((row) => row.ticket_id),
   );
 }
 
