@@ -23,7 +23,7 @@ import type { TicketType } from "../tickets/schemas";
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 6;
+export const TICKET_IMAGE_LAYOUT_VERSION = 7;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -47,33 +47,33 @@ export const MUSEUM_NAME = "Redocly Museum";
 /**
  * Card geometry, in pixels (the PNG is rendered at this size).
  *
- * The QR code is drawn at 5 pixels a module: printed on an 80 mm receipt
- * (576 printer dots at 203 dpi, the card scaled to 576/720 = 0.8) a module is
- * exactly 4 dots, and the module grid starts on a multiple of 5 pixels, so
- * each module lands on whole dots. The box holds the largest code the service
- * signs (version 14 at level M: 73 modules and the 4-module quiet zone on
- * each side, 81 × 5 = 405 px); smaller versions are centred in it.
+ * The card is as wide as an 80 mm receipt's line (576 printer dots at
+ * 203 dpi), so a kiosk prints it dot for dot, unscaled; screens scale it as
+ * they scale any image. The QR code is drawn at 4 pixels (dots) a module. The
+ * box holds the largest code the service signs (version 14 at level M: 73
+ * modules and the 4-module quiet zone on each side, 81 × 4 = 324 px);
+ * smaller versions are centred in it, their module grid on multiples of 4 px.
  * @internal (for tests and the tools)
  */
 export const CARD = {
-  width: 720,
-  height: 500,
+  width: 576,
+  height: 400,
   /** The square the QR code (with its quiet zone) is centred in. */
-  qrBox: { x: 20, y: 20, size: 405 },
+  qrBox: { x: 16, y: 16, size: 324 },
   /** Pixels a QR module. */
-  qrModule: 5,
+  qrModule: 4,
   /** The QR quiet zone, in modules. */
   qrQuietZone: 4,
   /** QR error correction: M (15 % of the codewords), what a printed code needs. */
   qrEcl: "M",
   /** The confirmation code and its label, under the QR code, left-aligned with its modules. */
-  codeX: 40,
-  codeWidth: 385,
+  codeX: 32,
+  codeWidth: 308,
   /** The perforation between the QR code and the text column. */
-  perforationX: 440,
+  perforationX: 352,
   /** The text column, right of the perforation. */
-  textX: 455,
-  textWidth: 245,
+  textX: 364,
+  textWidth: 196,
 } as const;
 
 /** The card's background: render.ts fills the canvas with it before drawing (resvg's `background`). */
@@ -341,18 +341,18 @@ export function buildTicketQr(code: string): TicketQr {
 // Card
 
 const STYLES = {
-  museum: { fontSize: 15, weight: "bold", letterSpacing: 3 },
-  type: { fontSize: 30, weight: "bold" },
-  date: { fontSize: 22, weight: "regular" },
-  event: { fontSize: 18, weight: "regular" },
-  category: { fontSize: 18, weight: "bold" },
-  codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
-  code: { fontSize: 22, weight: "bold", monospaced: true },
-  voidNotice: { fontSize: 14, weight: "bold" },
+  museum: { fontSize: 12, weight: "bold", letterSpacing: 2.4 },
+  type: { fontSize: 24, weight: "bold" },
+  date: { fontSize: 17.6, weight: "regular" },
+  event: { fontSize: 14.4, weight: "regular" },
+  category: { fontSize: 14.4, weight: "bold" },
+  codeLabel: { fontSize: 9.6, weight: "bold", letterSpacing: 1.6 },
+  code: { fontSize: 17.6, weight: "bold", monospaced: true },
+  voidNotice: { fontSize: 11.2, weight: "bold" },
 } as const satisfies Record<string, TextStyle>;
 
-/** Where the code's baseline sits (its label 30 px above), under the QR box. */
-const CODE_BASELINE = CARD.qrBox.y + CARD.qrBox.size + 54;
+/** Where the code's baseline sits (its label 24 px above), under the QR box. */
+const CODE_BASELINE = CARD.qrBox.y + CARD.qrBox.size + 43;
 
 /** The human-readable lines of the card, already fitted to their columns. */
 type CardText = {
@@ -397,19 +397,19 @@ export function cardLines(ticket: TicketImageInput): CardLine[] {
   const text = cardText(ticket);
   const line = (x: number, y: number, words: string, style: TextStyle, fill: string): CardLine => ({ x, y, text: words, style, fill });
   const lines = [
-    line(textX, 58, text.museum, STYLES.museum, COLORS.accent),
-    line(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
-    line(textX, 138, text.date, STYLES.date, COLORS.muted),
+    line(textX, 46, text.museum, STYLES.museum, COLORS.accent),
+    line(textX, 83, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
+    line(textX, 110, text.date, STYLES.date, COLORS.muted),
   ];
   // The lines below the date follow one another: a timed ticket's entry time, the category, the event's name.
-  let y = 138;
-  if (text.entry !== undefined) lines.push(line(textX, (y += 30), text.entry, STYLES.date, COLORS.muted));
-  lines.push(line(textX, (y += 34), text.category, STYLES.category, COLORS.ink));
-  y += 6;
-  for (const words of text.eventLines) lines.push(line(textX, (y += 24), words, STYLES.event, COLORS.ink));
-  y += 14;
-  for (const words of text.voidLines) lines.push(line(textX, (y += 20), words, STYLES.voidNotice, COLORS.void));
-  lines.push(line(codeX, CODE_BASELINE - 30, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
+  let y = 110;
+  if (text.entry !== undefined) lines.push(line(textX, (y += 24), text.entry, STYLES.date, COLORS.muted));
+  lines.push(line(textX, (y += 27), text.category, STYLES.category, COLORS.ink));
+  y += 5;
+  for (const words of text.eventLines) lines.push(line(textX, (y += 19), words, STYLES.event, COLORS.ink));
+  y += 11;
+  for (const words of text.voidLines) lines.push(line(textX, (y += 16), words, STYLES.voidNotice, COLORS.void));
+  lines.push(line(codeX, CODE_BASELINE - 24, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
   return lines.filter((placed) => placed.text !== "");
 }
 
@@ -435,9 +435,9 @@ export function buildTicketSvg(
   const { width, height, perforationX } = CARD;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="4"/>`,
+    `<rect x="1.5" y="1.5" width="${width - 3}" height="${height - 3}" rx="13" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="3"/>`,
     buildTicketQr(code).svg,
-    `<line x1="${perforationX}" y1="22" x2="${perforationX}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
+    `<line x1="${perforationX}" y1="18" x2="${perforationX}" y2="${height - 18}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="5 5"/>`,
     ...lines.map(drawLine),
     "</svg>",
   ].join("");
