@@ -35,6 +35,7 @@ function delayRoundTrips(binding, beforeRoundTrip) {
   return wrap(binding);
 }
 
+/** @public (the Worker bench/build.mjs bundles from this file) */
 export default {
   ...worker,
   async fetch(request, env, ctx) {

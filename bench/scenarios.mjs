@@ -69,7 +69,7 @@ const sale = (ctx, id, day = (c) => c.saleDate, extra = {}, remember = false) =>
     remember ? (status, body, context) => status === 201 && (context.ticketIds = [JSON.parse(body).ticketId]) : undefined);
 
 /** The lines of an order: general tickets for one day. */
-export const ORDER_LINES = 4;
+const ORDER_LINES = 4;
 
 const order = (ctx, id, remember = false) =>
   request("POST", "/orders", json(ctx), (n) => ({ body: JSON.stringify({ email: `bench-${ctx.runId}-${id}-${n}@example.com`, tickets: Array.from({ length: ORDER_LINES }, () => ({ ticketType: "general", ticketDate: ctx.saleDate })) }) }),

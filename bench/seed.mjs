@@ -15,10 +15,10 @@ import { recordingDb as db, renderStatement, sqlScript, statements } from "../to
 import { ROOT, d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
 
 /** Events, or tickets, per statement: keeps each statement under D1's 100 KB. */
-export const ROWS_PER_STATEMENT = 400;
+const ROWS_PER_STATEMENT = 400;
 
 /** The weekly schedule seeded by migrations/0003 (0 = Sunday): Mon–Fri open. */
-export const OPEN_WEEKDAYS = new Set([1, 2, 3, 4, 5]);
+const OPEN_WEEKDAYS = new Set([1, 2, 3, 4, 5]);
 
 /** The first day on or after `from` the museum is open (weekly schedule, no exceptions seeded). */
 export function nextOpenDay(from) {
@@ -48,7 +48,7 @@ function* chunks(rows, size) {
  * the 365 days from `today`; every other event repeats a week later (when that
  * is still inside the year), so the table holds ~1.5 dates per event.
  */
-export function eventDates(n, count, today) {
+function eventDates(n, count, today) {
   const first = Math.floor((n * 365) / count);
   const dates = [addDays(today, first)];
   if (n % 2 === 1 && first + 7 < 365) dates.push(addDays(today, first + 7));

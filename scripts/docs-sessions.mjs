@@ -95,7 +95,7 @@ export function sessionScript(blocks, origin) {
 }
 
 /** Problems with the statuses a run reported (`stderr`), given the commands' expectations. */
-export function statusProblems(stderr, expectations) {
+function statusProblems(stderr, expectations) {
   const problems = [];
   const seen = new Set();
   for (const line of stderr.split("\n")) {

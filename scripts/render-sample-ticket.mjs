@@ -30,7 +30,7 @@ const bundle = join(tmp, "qr.mjs");
 try {
   await build({
     stdin: {
-      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/code-keys.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/configuration/code-keys.ts"; export * from "./src/ticket-image/code-keys.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
       resolveDir: root,
       loader: "ts",
     },

@@ -119,7 +119,7 @@ export const SAMPLE_EVENTS = [
  * The sample ticket categories beside the migration's `adult` (the default):
  * a child's ticket only with a companion's, a concession and a member's.
  */
-export const SAMPLE_CATEGORIES = [
+const SAMPLE_CATEGORIES = [
   { categoryId: "child", name: "Child", price: 0, accompanied: true, unitType: "CHILD" },
   { categoryId: "concession", name: "Concession", price: 15, accompanied: false, unitType: "STUDENT" },
   { categoryId: "member", name: "Member", price: 0, accompanied: false, unitType: "OTHER" },
@@ -153,7 +153,7 @@ export function placeSampleDates(events, today) {
  * next Christmas Eve. Dates already set (by an admin, or an earlier seed) are
  * left as they are.
  */
-export function sampleHolidays(today) {
+function sampleHolidays(today) {
   const next = (monthDay) => {
     const thisYear = `${today.slice(0, 4)}-${monthDay}`;
     return thisYear >= today ? thisYear : `${Number(today.slice(0, 4)) + 1}-${monthDay}`;
@@ -173,7 +173,7 @@ export function sampleHolidays(today) {
  * added after the first two are optional, so that an older .dev.vars still
  * seeds (copy their lines from .dev.vars.example). Only ever run against local D1.
  */
-export function localAccounts(vars) {
+function localAccounts(vars) {
   const accounts = [
     { prefix: "LOCAL_ADMIN", role: "admin" },
     { prefix: "LOCAL_SALES", role: "sales" },
@@ -248,7 +248,7 @@ async function main(argv) {
  * whether its date has an exception; per category whether its id is known;
  * per account its active credential.
  */
-export function readSeeded(target, { events, holidays, categories = [], accounts }) {
+function readSeeded(target, { events, holidays, categories = [], accounts }) {
   const b = statements();
   const sql = b.sql.default;
   const reads = [
@@ -273,7 +273,7 @@ export function readSeeded(target, { events, holidays, categories = [], accounts
 }
 
 /** The builders' steps that add what `found` lacks, and a count of what they write by kind. */
-export function seedSteps({ events, holidays, categories = [], accounts }, found, { redate = false } = {}) {
+function seedSteps({ events, holidays, categories = [], accounts }, found, { redate = false } = {}) {
   const b = statements();
   const steps = [];
   const written = {};

@@ -55,6 +55,13 @@ output for the committed snapshot (clients/typescript/openapi.json); docs/client
     commands: [install("clients/typescript/generator"), ["node", "--test", "clients/typescript/generator/"]],
   },
   bench: { commands: [install("bench"), ["node", "bench/run.mjs"]] },
+  "lint:unused": {
+    usage: `usage: npm run lint:unused
+No unused file, export or dependency (knip, knip.jsonc): first in what is deployed (the
+Worker alone: an export only tests use is tagged @internal), then in the whole repository
+(tests, scripts, tools/lib, the bench and the typed client, each package a workspace).`,
+    commands: [["knip", "--production"], ["knip"]],
+  },
   "db:migrate:local": {
     usage: `usage: npm run db:migrate:local
 Applies migrations/ to the local D1 (.wrangler/state), as npm run dev does first.`,

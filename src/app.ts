@@ -13,6 +13,7 @@ import { createRouter } from "./http/openapi";
 import { ProblemError } from "./http/problem";
 import { accessLog } from "./middleware/access-log";
 import { basicAuth } from "./middleware/basic-auth";
+import { configuration } from "./middleware/configuration";
 import { cors } from "./middleware/cors";
 import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
@@ -21,17 +22,18 @@ import { securityHeaders } from "./middleware/security-headers";
 import { admissionRouter } from "./admission";
 import { boxOfficeRouter } from "./box-office";
 import { ordersRouter, ticketSalesRouter } from "./sales";
-import { ticketImageRouter } from "./ticket-image";
+import { forgetTicketLookups, ticketImageRouter } from "./ticket-image";
 import { ticketsRouter } from "./tickets";
+import { ticketsFollowing } from "./tickets/follow";
 import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
 
 /** The interface version this service implements (the API description's). */
 const API_VERSION = "1.1.1";
 const API_BASE_PATH = "/v1.1";
-/** @internal (for tests) */
-export const MAX_BODY_BYTES = 16 * 1024;
-/** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. @internal (for tests) */
-export const MAX_UPLOAD_BYTES = 512 * 1024;
+/** A request body, but an offline upload. */
+const MAX_BODY_BYTES = 16 * 1024;
+/** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. */
+const MAX_UPLOAD_BYTES = 512 * 1024;
 const UPLOAD_PATH = `${API_BASE_PATH}/admissions/offline`;
 
 /** Refuses (413) a body over `maxSize` bytes. */
@@ -78,8 +80,12 @@ function createApi() {
     (c, next) => (c.req.path === UPLOAD_PATH ? uploadBodyLimit : bodyLimit)(c, next),
     jsonBody(),
   );
-  api.route("/", museumHoursRouter);
-  api.route("/", specialEventsRouter);
+  // Sold tickets follow changes of the hours and the events (which the
+  // tickets read, so it is handed to them here); this isolate then looks
+  // tickets up afresh for their images.
+  const tickets = ticketsFollowing(forgetTicketLookups);
+  api.route("/", museumHoursRouter(tickets.hours));
+  api.route("/", specialEventsRouter(tickets.events));
   api.route("/", ticketCategoriesRouter);
   api.route("/", ticketSalesRouter);
   api.route("/", ticketImageRouter);
@@ -100,6 +106,8 @@ export function createApp() {
     c.header("X-Request-Id", c.var.requestId);
     await next();
   });
+  // `c.var.config`, for everything after it (CORS and the login throttle read it too).
+  app.use(configuration());
   // Hardening (docs/hardening.md): a log line per request, security headers
   // and the CORS allow-list on every response, preflights answered before routing.
   app.use(accessLog(), securityHeaders(), cors());

@@ -1,5 +1,6 @@
 import type { RequestIdVariables } from "hono/request-id";
 import type { AccountRole } from "./accounts/schemas";
+import type { Configuration } from "./configuration";
 import type { Db } from "./platform/batch";
 
 /** The account a request was authenticated as. */
@@ -12,6 +13,8 @@ export type Principal = {
 export type AppEnv = {
   Bindings: Env;
   Variables: RequestIdVariables & {
+    /** The Worker's settings and secrets, parsed once per isolate (the configuration middleware). */
+    config: Configuration;
     /** The request's D1 session (see the d1-session middleware). */
     db: Db;
     /** A session on the primary, for a lookup that missed on `db` (platform/fresh-read.ts). */

@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import { loginFailurePolicy, purgeExpiredLoginFailures } from "./accounts/login-failures";
 import { purgeExpiredIdempotencyKeys } from "./idempotency/keys";
 import { log } from "./platform/log";
-import { settingsOf } from "./settings";
+import { configurationOf } from "./configuration";
 import { deliverBatch } from "./webhooks/deliver";
 import { type DeliveryMessage, sweepUnsentDeliveries } from "./webhooks/outbox";
 
@@ -15,15 +15,16 @@ export default {
    * windows that have passed; re-sends webhook deliveries the Queue never got.
    */
   async scheduled(_controller, env) {
+    const { settings } = configurationOf(env);
     const purged = await purgeExpiredIdempotencyKeys(env.DB);
     log.info("purged expired idempotency keys", { purged });
-    const loginFailures = await purgeExpiredLoginFailures(env.DB, loginFailurePolicy(settingsOf(env)).windowMs);
+    const loginFailures = await purgeExpiredLoginFailures(env.DB, loginFailurePolicy(settings).windowMs);
     log.info("purged expired login failures", { purged: loginFailures });
-    const resent = await sweepUnsentDeliveries(env);
+    const resent = await sweepUnsentDeliveries(env, settings);
     log.info("re-sent unsent webhook deliveries", { resent });
   },
   /** The webhook-deliveries queue (wrangler.toml [[queues.consumers]]). */
   async queue(batch, env, ctx) {
-    await deliverBatch(batch as MessageBatch<DeliveryMessage>, env, ctx);
+    await deliverBatch(batch as MessageBatch<DeliveryMessage>, env.DB, configurationOf(env), ctx);
   },
 } satisfies ExportedHandler<Env>;

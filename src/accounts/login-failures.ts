@@ -1,7 +1,7 @@
 // The failed-login budget (docs/hardening.md): the policy from the settings,
 // and the counting the login-throttle middleware does with it.
 import { type Db, runStep } from "../platform/batch";
-import type { Settings } from "../settings";
+import type { Configuration } from "../configuration";
 import { deleteLoginWindowsBefore } from "./statements";
 
 /** How many failed logins a client may have in a window, and how long a window lasts. */
@@ -16,6 +16,8 @@ export function purgeExpiredLoginFailures(db: Db, windowMs: number, nowMs: numbe
 }
 
 /** The budget from the settings (LOGIN_FAILURE_BUDGET, LOGIN_FAILURE_WINDOW_SECONDS; 10 per 300 s by default). */
-export function loginFailurePolicy(settings: Settings): LoginFailurePolicy {
+export function loginFailurePolicy(
+  settings: Pick<Configuration["settings"], "LOGIN_FAILURE_BUDGET" | "LOGIN_FAILURE_WINDOW_SECONDS">,
+): LoginFailurePolicy {
   return { budget: settings.LOGIN_FAILURE_BUDGET, windowMs: settings.LOGIN_FAILURE_WINDOW_SECONDS * 1000 };
 }

@@ -6,14 +6,8 @@ import sql from "sql-template-tag";
 import { Batch, type Db } from "../platform/batch";
 import type { Admission } from "./schemas";
 import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
-import {
-  type AdmissionJudgement,
-  admissionJudgement,
-  markAdmitted,
-  selectAdmissionJudgement,
-  selectTicket,
-  type TicketRow,
-} from "../tickets/statements";
+import { type AdmissionJudgement, admissionJudgement, markAdmitted, selectAdmissionJudgement } from "../tickets/statements/admission";
+import { selectTicket, type TicketRow } from "../tickets/statements/rows";
 import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
 import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, scannedCodeOf } from "./judging";

@@ -3,7 +3,7 @@
 import { Batch, type Db } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
 import type { AttendanceCounts, AttendanceSummary } from "./schemas";
-import { selectAttendance } from "../tickets/statements";
+import { selectAttendance } from "../tickets/statements/admission";
 import { countConflicts } from "./statements";
 
 type Counted = AttendanceCounts & { byCategory: Record<string, AttendanceCounts> };

@@ -4,8 +4,7 @@
 import { Batch, type Db } from "../platform/batch";
 import { addDays, type IsoDate } from "../platform/dates";
 import { selectCategories } from "../categories/statements";
-import { hoursOn, slotStarts } from "../hours/calendar";
-import { selectExceptions, selectWeeklySchedule } from "../hours/statements";
+import { selectOpenDays } from "../hours/statements";
 import type { GateConfig } from "./schemas";
 
 /** Today and the next 6 days. */
@@ -13,24 +12,14 @@ const GATE_DAYS = 7;
 
 /** The gate's configuration from `today`: the time zone, the early-entry window, the categories and the open days. */
 export async function gateConfigFrom(db: Db, today: IsoDate, rules: { timeZone: string; earlyMinutes: number }): Promise<GateConfig> {
-  const last = addDays(today, GATE_DAYS - 1);
   const batch = new Batch(db);
-  const weekly = batch.add(selectWeeklySchedule(db));
-  const exceptions = batch.add(selectExceptions(db, today, last));
+  const days = batch.add(selectOpenDays(db, { from: today, to: addDays(today, GATE_DAYS - 1) }, { skip: 0, take: GATE_DAYS, slots: true }));
   const categories = batch.add(selectCategories(db, false));
   await batch.run();
-  const calendar = { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
-  const days: GateConfig["days"] = [];
-  for (let date = today; date <= last; date = addDays(date, 1)) {
-    const plan = hoursOn(calendar, date);
-    if (!plan) continue;
-    const entrySlots = slotStarts(plan);
-    days.push({ date, timeOpen: plan.timeOpen, timeClose: plan.timeClose, ...(entrySlots.length > 0 ? { entrySlots } : {}) });
-  }
   return {
     timeZone: rules.timeZone,
     admissionEarlyMinutes: rules.earlyMinutes,
     categories: categories.value.map((row) => ({ categoryId: row.category_id, name: row.name })),
-    days,
+    days: days.value.map(({ date, plan, entrySlots }) => ({ date, timeOpen: plan.timeOpen, timeClose: plan.timeClose, ...(entrySlots ? { entrySlots } : {}) })),
   };
 }

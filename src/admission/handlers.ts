@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { museumNowOf, settingsOf } from "../settings";
-import { codeKeysOf, publicKeySet, signingKeysOf } from "../ticket-image";
+import { need } from "../configuration";
+import { publicKeySet } from "../ticket-image";
 import { admit } from "./admit";
 import { attendanceOn } from "./attendance";
 import { gateConfigFrom } from "./gate";
@@ -13,10 +13,11 @@ import type * as routes from "./routes";
 
 /** The keys, the museum's rules and clock, and the calling gate, as judging a scan needs them. */
 function gateContextOf(c: Context<AppEnv>): GateContext {
-  const settings = settingsOf(c.env);
+  const { settings } = c.var.config;
+  const { codeKeys, signingKeys } = need(c.var.config, "codeKeys", "signingKeys");
   return {
-    codeKeys: codeKeysOf(c.env),
-    keys: signingKeysOf(c.env),
+    codeKeys,
+    keys: signingKeys,
     timeZone: settings.MUSEUM_TIMEZONE,
     earlyMinutes: settings.ADMISSION_EARLY_MINUTES,
     gate: c.var.principal.name,
@@ -35,25 +36,25 @@ export const admitTicket: AppRouteHandler<typeof routes.admitTicket> = async (c)
 };
 
 export const getAttendanceSummary: AppRouteHandler<typeof routes.getAttendanceSummary> = async (c) => {
-  const date = c.req.valid("query").date ?? museumNowOf(c.env).today;
+  const date = c.req.valid("query").date ?? c.var.config.museumNow().today;
   c.header("Cache-Control", "no-store");
   return c.json(await attendanceOn(c.var.db, date), 200);
 };
 
 export const listRevocations: AppRouteHandler<typeof routes.listRevocations> = async (c) => {
-  const today = museumNowOf(c.env).today;
+  const today = c.var.config.museumNow().today;
   c.header("Cache-Control", "no-store");
   return c.json(await revocationsAfter(c.var.db, c.req.valid("query").since, today), 200);
 };
 
 export const getGateKeys: AppRouteHandler<typeof routes.getGateKeys> = async (c) => {
   c.header("Cache-Control", "no-store");
-  return c.json(publicKeySet(codeKeysOf(c.env)), 200);
+  return c.json(publicKeySet(need(c.var.config, "codeKeys").codeKeys), 200);
 };
 
 export const getGateConfig: AppRouteHandler<typeof routes.getGateConfig> = async (c) => {
-  const settings = settingsOf(c.env);
-  const today = museumNowOf(c.env).today;
+  const { settings } = c.var.config;
+  const today = c.var.config.museumNow().today;
   c.header("Cache-Control", "no-store");
   return c.json(await gateConfigFrom(c.var.db, today, { timeZone: settings.MUSEUM_TIMEZONE, earlyMinutes: settings.ADMISSION_EARLY_MINUTES }), 200);
 };
@@ -65,7 +66,7 @@ export const uploadOfflineScans: AppRouteHandler<typeof routes.uploadOfflineScan
 };
 
 export const listAdmissionConflicts: AppRouteHandler<typeof routes.listAdmissionConflicts> = async (c) => {
-  const date = c.req.valid("query").date ?? museumNowOf(c.env).today;
+  const date = c.req.valid("query").date ?? c.var.config.museumNow().today;
   c.header("Cache-Control", "no-store");
   return c.json(await conflictsOn(c.var.db, date), 200);
 };

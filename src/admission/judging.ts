@@ -7,8 +7,9 @@ import sql from "sql-template-tag";
 import { minutesOf, timeOf } from "../hours/calendar";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { type IsoDate, museumNowIn } from "../platform/dates";
-import { type CodeKeySet, looksLikeTicketCode, type SigningKeys, verifyTicketCode, verifyTicketToken } from "../ticket-image";
-import type { ScanMoment } from "../tickets/statements";
+import type { CodeKeySet, SigningKeys } from "../configuration";
+import { looksLikeTicketCode, verifyTicketCode, verifyTicketToken } from "../ticket-image";
+import type { ScanMoment } from "../tickets/statements/admission";
 
 /** A scan's moment as values (see tickets' `ScanMoment`). */
 export type ScanMomentValues = { at: string; today: IsoDate; time: string; latestEntryTime: string };

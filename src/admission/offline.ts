@@ -6,7 +6,7 @@ import { type FieldError, PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { Batch, type Db, runStep } from "../platform/batch";
 import { sha256Hex } from "../platform/crypto";
 import type { IsoDate } from "../platform/dates";
-import { admissionJudgement, markAdmittedBy, ticketDateOf } from "../tickets/statements";
+import { admissionJudgement, markAdmittedBy, ticketDateOf } from "../tickets/statements/admission";
 import { type GateContext, scanMomentAt, scannedCodeOf } from "./judging";
 import type { Conflict, OfflineResult, OfflineUpload } from "./schemas";
 import {

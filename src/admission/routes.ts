@@ -43,7 +43,7 @@ export const admitTicket = createRoute({
       "`/problems/already-admitted` (with `admittedAt` and `gate` of the first admission) or `/problems/ticket-cancelled`.",
     ),
     422: admissionProblem(
-      "`/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket after its day's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
+      "`/problems/not-valid-today` (with `ticketDate`), `/problems/too-late` (a general ticket from its day's closing time on; with `timeClose`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`, on a day with timed entry; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed).",
     ),
     ...problemResponses(400, 401, 403, 413, 415),
   },

@@ -128,7 +128,10 @@ export const GateConfigSchema = z
           date: DateSchema,
           timeOpen: TimeSchema,
           timeClose: TimeSchema.openapi({ description: "General tickets (timed or not) are admitted until then; event tickets all day." }),
-          entrySlots: z.array(TimeSchema).optional().openapi({ description: "Timed days: the slots' start times." }),
+          entrySlots: z
+            .array(TimeSchema)
+            .optional()
+            .openapi({ description: "Timed days only: the slots' start times. On a day without them a timed ticket is never too early." }),
         }),
       )
       .openapi({ description: "Today and the next 6 days, open days only." }),

@@ -1,10 +1,10 @@
 // The admission feature's tables (admissions, offline_scans): every statement
 // on them, and the read fragments other features may put in theirs. The ticket's own state
-// (`admitted_at`) is the tickets feature's (tickets/statements.ts).
+// (`admitted_at`) is the tickets feature's (tickets/statements/).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import type { ScanMoment } from "../tickets/statements";
+import type { ScanMoment } from "../tickets/statements/admission";
 
 export type AdmissionAttempt = { admissionId: string; ticketId: string; gate: string; admittedAt: string };
 

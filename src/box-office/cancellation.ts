@@ -15,18 +15,8 @@ import { orderRecordedAs, type OrderRow, settleHeldOrder } from "../sales/statem
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import { alreadyAdmitted, ticketCancelled, ticketNotFound } from "../tickets/problems";
-import {
-  type BoxOfficeCancellation,
-  type CancelledTicket,
-  type TicketRow,
-  cancelAtBoxOffice,
-  cancellationMade,
-  cancelledBy,
-  lastCompanion,
-  selectCancelledBy,
-  selectLastCompanion,
-  selectTicket,
-} from "../tickets/statements";
+import { type BoxOfficeCancellation, type CancelledTicket, cancelAtBoxOffice, cancellationMade, cancelledBy, lastCompanion, selectCancelledBy, selectLastCompanion } from "../tickets/statements/cancellation";
+import { type TicketRow, selectTicket } from "../tickets/statements/rows";
 import { ticketStatusOf } from "../tickets/status";
 import type { OrderCancellation, TicketCancellation } from "./schemas";
 

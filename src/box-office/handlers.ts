@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { AppRouteHandler } from "../http/types";
-import { currencyOf } from "../tickets/currency";
-import { museumNowOf } from "../settings";
+import { need } from "../configuration";
 import { type CancellationContext, cancelOrderAtBoxOffice, cancelTicketAtBoxOffice } from "./cancellation";
 import { cancellationsAfter } from "./feed";
 import type * as routes from "./routes";
@@ -12,11 +11,12 @@ function cancellationContextOf(
   c: Context<AppEnv>,
   request: { reason: string | undefined; idempotencyKey: string | undefined },
 ): CancellationContext {
+  const { currency } = need(c.var.config, "currency");
   return {
     principal: c.var.principal,
-    museumNow: museumNowOf(c.env),
+    museumNow: c.var.config.museumNow(),
     reason: request.reason,
-    currency: currencyOf(c.env),
+    currency,
     idempotencyKey: request.idempotencyKey,
   };
 }
@@ -44,7 +44,8 @@ export const cancelOrder: AppRouteHandler<typeof routes.cancelOrder> = async (c)
 };
 
 export const listCancellations: AppRouteHandler<typeof routes.listCancellations> = async (c) => {
-  const feed = await cancellationsAfter(c.var.db, c.req.valid("query").since, c.var.principal, currencyOf(c.env));
+  const { currency } = need(c.var.config, "currency");
+  const feed = await cancellationsAfter(c.var.db, c.req.valid("query").since, c.var.principal, currency);
   c.header("Cache-Control", "no-store");
   return c.json(feed, 200);
 };

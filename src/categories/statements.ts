@@ -1,6 +1,6 @@
 // The categories feature's table (ticket_categories): every statement on it,
 // and the read fragments other features put in theirs.
-import sql, { join, type Sql } from "sql-template-tag";
+import sql, { join, raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import { toCents } from "../platform/money";
 import { SQL_NOW } from "../platform/sql";
@@ -40,12 +40,17 @@ export function categoryName(categoryId: Sql): Sql {
   return sql`(SELECT name FROM ticket_categories WHERE category_id = ${categoryId})`;
 }
 
-/** A category on sale and its general-admission price (cents), as `categoriesOnSale` lists it. */
+/** A category on sale and a price of it (cents), as `pricesOnSale` lists it. */
 export type CategoryPrice = { category: string; name: string; priceCents: number };
 
-/** The categories on sale, by id, as one JSON array of `CategoryPrice`: for a read of a day's, or many days', prices. */
-export const categoriesOnSale: Sql = sql`(SELECT json_group_array(json_object('category', category_id, 'name', name, 'priceCents', price_cents))
-    FROM (SELECT category_id, name, price_cents FROM ticket_categories WHERE retired_at IS NULL ORDER BY category_id))`;
+/**
+ * The categories on sale, by id, each with the price `priceOf` gives it (an
+ * SQL expression of the category id), as one JSON array of `CategoryPrice`.
+ */
+export function pricesOnSale(priceOf: (categoryId: Sql) => Sql): Sql {
+  return sql`(SELECT json_group_array(json_object('category', c.category_id, 'name', c.name, 'priceCents', ${priceOf(raw("c.category_id"))}))
+    FROM (SELECT category_id, name FROM ticket_categories WHERE retired_at IS NULL ORDER BY category_id) c)`;
+}
 
 export type CategoryRow = {
   category_id: string;

@@ -1,8 +1,8 @@
-import { museumNowOf } from "../settings";
 import type { AppRouteHandler } from "../http/types";
 import { addDays } from "../platform/dates";
 import { validationProblem } from "../http/errors";
 import { pageOffset, paginationLink } from "../http/pagination";
+import type { EventTickets } from "./followers";
 import { eventNotFound } from "./problems";
 import { publishDeliveries } from "../webhooks/outbox";
 import * as service from "./service";
@@ -19,7 +19,7 @@ export const createSpecialEvent: AppRouteHandler<typeof routes.createSpecialEven
 
 export const listSpecialEvents: AppRouteHandler<typeof routes.listSpecialEvents> = async (c) => {
   const query = c.req.valid("query");
-  const startDate = query.startDate ?? museumNowOf(c.env).today;
+  const startDate = query.startDate ?? c.var.config.museumNow().today;
   const endDate = query.endDate ?? addDays(startDate, DEFAULT_WINDOW_DAYS);
   if (endDate < startDate) {
     throw validationProblem([
@@ -49,20 +49,22 @@ export const getSpecialEvent: AppRouteHandler<typeof routes.getSpecialEvent> = a
   return c.json(event, 200);
 };
 
-export const updateSpecialEvent: AppRouteHandler<typeof routes.updateSpecialEvent> = async (c) => {
-  const { eventId } = c.req.valid("param");
-  const { cancelTickets } = c.req.valid("query");
-  const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), {
-    cancelTickets,
-    today: museumNowOf(c.env).today,
-  });
-  if (!change) throw eventNotFound(eventId);
-  publishDeliveries(c, change.deliveryIds);
-  return c.json(change.event, 200);
-};
+export const updateSpecialEvent =
+  (tickets: EventTickets): AppRouteHandler<typeof routes.updateSpecialEvent> =>
+  async (c) => {
+    const { eventId } = c.req.valid("param");
+    const { cancelTickets } = c.req.valid("query");
+    const today = c.var.config.museumNow().today;
+    const change = await service.updateEvent(c.var.db, eventId, c.req.valid("json"), { cancelTickets, today }, tickets);
+    if (!change) throw eventNotFound(eventId);
+    publishDeliveries(c, change.deliveryIds);
+    return c.json(change.event, 200);
+  };
 
-export const deleteSpecialEvent: AppRouteHandler<typeof routes.deleteSpecialEvent> = async (c) => {
-  const { eventId } = c.req.valid("param");
-  if (!(await service.cancelEvent(c.var.db, eventId, museumNowOf(c.env).today))) throw eventNotFound(eventId);
-  return c.body(null, 204);
-};
+export const deleteSpecialEvent =
+  (tickets: EventTickets): AppRouteHandler<typeof routes.deleteSpecialEvent> =>
+  async (c) => {
+    const { eventId } = c.req.valid("param");
+    if (!(await service.cancelEvent(c.var.db, eventId, c.var.config.museumNow().today, tickets))) throw eventNotFound(eventId);
+    return c.body(null, 204);
+  };

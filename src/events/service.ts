@@ -4,9 +4,9 @@
 import { Batch, type Db, runStep } from "../platform/batch";
 import sql from "sql-template-tag";
 import type { IsoDate } from "../platform/dates";
-import { followTickets, guardPlaces } from "../tickets/follow";
 import { insertEventDeliveries } from "../webhooks/statements";
 import { validationProblem } from "../http/errors";
+import type { EventTickets } from "./followers";
 import * as statements from "./statements";
 import type { CategoryPrices, CreateSpecialEventRequest, SpecialEvent, UpdateSpecialEventRequest } from "./schemas";
 
@@ -59,38 +59,37 @@ export async function createEvent(db: Db, input: CreateSpecialEventRequest): Pro
  * dates that drop a day with valid tickets are refused (409) unless
  * `cancelTickets`, which cancels those tickets in the same batch; a capacity
  * below the tickets taken for one of its dates from `today` on is refused
- * (409). Null when no active event has that id.
+ * (409). Null when no active event has that id. `tickets`: the tickets' part.
  */
 export async function updateEvent(
   db: Db,
   eventId: string,
   changes: UpdateSpecialEventRequest,
   options: { cancelTickets: boolean; today: IsoDate },
+  tickets: EventTickets,
 ): Promise<PublishedEvent | null> {
   const batch = new Batch(db);
   const { cancelTickets, today } = options;
-  const tickets = followTickets(batch, { kind: "event-changed", today, eventId, dates: changes.dates, cancelTickets });
+  const ticketsPart = tickets.follow(batch, { kind: "event-changed", today, eventId, dates: changes.dates, cancelTickets });
   for (const step of statements.updateEventFields(db, eventId, changes)) batch.add(step);
   if (changes.categoryPrices !== undefined) addCategoryPrices(batch, eventId, changes.categoryPrices);
   const capacity = changes.capacity;
-  if (typeof capacity === "number") {
-    guardPlaces(batch, [{ scope: "event", ref: eventId, from: today, limit: () => sql`${capacity}` }]);
-  }
+  if (typeof capacity === "number") tickets.guardCapacity(batch, eventId, today, capacity);
   const published = addPublication(batch, eventId);
-  await tickets.settle(batch.run());
+  await ticketsPart.settle(batch.run());
   const event = published.event.value;
   return event && { event, deliveryIds: published.deliveries.value };
 }
 
 /**
  * Cancels an event and, in the same batch, its valid tickets for `today` or
- * later. False when no active event has that id.
+ * later. False when no active event has that id. `tickets`: the tickets' part.
  */
-export async function cancelEvent(db: Db, eventId: string, today: IsoDate): Promise<boolean> {
+export async function cancelEvent(db: Db, eventId: string, today: IsoDate, tickets: EventTickets): Promise<boolean> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, { kind: "event-deleted", today, eventId });
+  const ticketsPart = tickets.follow(batch, { kind: "event-deleted", today, eventId });
   const cancelled = batch.add(statements.markEventCancelled(db, eventId));
-  await tickets.settle(batch.run());
+  await ticketsPart.settle(batch.run());
   return cancelled.value;
 }
 

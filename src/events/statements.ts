@@ -43,6 +43,24 @@ export function selectActiveEvent(db: Db, eventId: string): Step<SpecialEvent | 
   );
 }
 
+/** An active event a sale names, and the dates of the sale it takes place on (`eventTakesPlaceOn`). */
+export type EventForSale = { event: SpecialEvent; takesPlaceOn: IsoDate[] };
+
+/** The active event `eventId` and which of `dates` it takes place on, or null. */
+export function selectEventForSale(db: Db, eventId: string, dates: readonly IsoDate[]): Step<EventForSale | null> {
+  return step(
+    db,
+    sql`SELECT ${EVENT_JSON} AS event,
+               (SELECT json_group_array(j.value) FROM json_each(${JSON.stringify(dates)}) j
+                 WHERE ${eventTakesPlaceOn(eventId, raw("j.value"))}) AS takes_place_on
+          FROM special_events e WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`,
+    (result) => {
+      const row = read.first<{ event: string; takes_place_on: string }>()(result);
+      return row && { event: parseEvent(row.event), takesPlaceOn: JSON.parse(row.takes_place_on) as IsoDate[] };
+    },
+  );
+}
+
 /**
  * A SELECT of one `payload` column: the active event `eventId` as GET
  * returns it, or no row. For the webhook outbox's insert, in the batch that
@@ -64,21 +82,25 @@ export function eventName(eventId: Sql): Sql {
 }
 
 /**
- * A row source of one row `(event_id, event_date, price_cents, capacity)` while the
- * event is active and takes place on `date`, else none: for a sale that
- * checks the event and reads its price in its own statement.
+ * A row source of the active events that take place on `date`, each once:
+ * `(event_id, name, price_cents, capacity)`; only `eventId`'s, when given.
  */
-export function activeEventOn(eventId: string | Sql, date: IsoDate | Sql): Sql {
-  return sql`SELECT e.event_id, d.event_date, e.price_cents, e.capacity
-    FROM special_events e JOIN special_event_dates d ON d.event_id = e.event_id AND d.event_date = ${date}
-   WHERE e.event_id = ${eventId} AND e.cancelled_at IS NULL`;
+export function activeEventsOn(date: IsoDate | Sql, eventId?: string | Sql): Sql {
+  return sql`SELECT e.event_id, e.name, e.price_cents, e.capacity
+    FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
+   WHERE d.event_date = ${date} AND e.cancelled_at IS NULL${eventId === undefined ? sql`` : sql` AND e.event_id = ${eventId}`}`;
+}
+
+/** True while `eventId` names an active event that takes place on `date`: an event ticket's day. */
+export function eventTakesPlaceOn(eventId: string | Sql, date: IsoDate | Sql): Sql {
+  return sql`EXISTS (${activeEventsOn(date, eventId)})`;
 }
 
 /**
  * The price (cents) of a ticket for the event `eventId` in the category
- * `categoryId` (an SQL expression): its price for that category, else the event's.
+ * `categoryId` (SQL expressions): its price for that category, else the event's.
  */
-export function eventPrice(eventId: string, categoryId: Sql): Sql {
+export function eventPrice(eventId: Sql, categoryId: Sql): Sql {
   return sql`coalesce((SELECT price_cents FROM special_event_category_prices WHERE event_id = ${eventId} AND category_id = ${categoryId}),
                       (SELECT price_cents FROM special_events WHERE event_id = ${eventId}))`;
 }
@@ -222,29 +244,6 @@ export function markEventCancelled(db: Db, eventId: string): Step<boolean> {
          WHERE event_id = ${eventId} AND cancelled_at IS NULL`,
     (result) => read.changes(result) > 0,
   );
-}
-
-/** An active event of a day, as `eventsOn` lists it: its price and its prices per category (cents). */
-export type EventOfDay = { eventId: string; name: string; capacity: number | null; priceCents: number; categoryPrices: Record<string, number> };
-
-/**
- * The active events that take place on `date` (an SQL expression), by name,
- * as one JSON array of `EventOfDay`: for a read of a day's, or many days', availability.
- */
-export function eventsOn(date: Sql): Sql {
-  return sql`(SELECT json_group_array(json_object('eventId', event_id, 'name', name, 'capacity', capacity,
-                                                  'priceCents', price_cents, 'categoryPrices', json(category_prices)))
-      FROM (SELECT e.event_id, e.name, e.capacity, e.price_cents,
-                   (SELECT json_group_object(p.category_id, p.price_cents)
-                      FROM special_event_category_prices p WHERE p.event_id = e.event_id) AS category_prices
-              FROM special_event_dates d JOIN special_events e ON e.event_id = d.event_id
-             WHERE d.event_date = ${date} AND e.cancelled_at IS NULL
-             ORDER BY e.name, e.event_id))`;
-}
-
-/** The events of `eventsOn` (its JSON). */
-export function parseEventsOn(json: string): EventOfDay[] {
-  return JSON.parse(json) as EventOfDay[];
 }
 
 export type EventWindow = {

@@ -2,8 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { schemaBehindProblem } from "../http/errors";
 import { createRouter, jsonContent, publicProblemResponses } from "../http/openapi";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
-import { invalidMoneySettings, settingsOf } from "../settings";
-import { codeKeysProblem, signingKeysProblem } from "../ticket-image";
+import { configurationProblems } from "../configuration";
 import { D1_RETRY_AFTER_SECONDS } from "../platform/d1-errors";
 import { log } from "../platform/log";
 import { EXPECTED_MIGRATIONS, pendingMigrations } from "../platform/migrations";
@@ -43,13 +42,6 @@ const HealthSchema = z
     }),
   })
   .openapi("Health");
-
-/** What the Worker's secrets and money settings lack: a sale needs them all (docs/operations.md). */
-function configurationProblems(env: Parameters<typeof settingsOf>[0]): string[] {
-  const keys = [codeKeysProblem(env), signingKeysProblem(env)].filter((problem) => problem !== null);
-  const money = invalidMoneySettings(settingsOf(env)).map((name) => `${name} is missing or malformed.`);
-  return [...keys, ...money];
-}
 
 /**
  * Served at the root (`/healthz`), outside the /v1.1 API, and listed in its
@@ -93,7 +85,7 @@ export const healthRouter = createRouter({ ignoreQuery: true }).openapi(healthRo
     applied: applied.at(-1) ?? null,
     pending,
   } as const;
-  const problems = configurationProblems(c.env);
+  const problems = configurationProblems(c.var.config, new Date());
   const configuration = { status: problems.length === 0 ? "ok" : "incomplete", problems } as const;
   const checks = { database: { status: "ok" }, schema, configuration } as const;
   if (pending.length > 0) {

@@ -4,17 +4,20 @@
 import sql, { type Sql } from "sql-template-tag";
 import { Batch, type Db, runStep } from "../platform/batch";
 import type { IsoDate } from "../platform/dates";
-import { followTickets, guardPlaces } from "../tickets/follow";
-import type { Calendar, DayPlan, HoursException, WeeklySchedule } from "./calendar";
+import type { DayPlan, HoursException, WeeklySchedule } from "./calendar";
+import type { HoursTickets } from "./followers";
 import * as statements from "./statements";
 
-/** The weekly schedule and the exceptions in [from, to], in one round trip. */
-export async function loadCalendar(db: Db, from: IsoDate, to: IsoDate): Promise<Calendar> {
-  const batch = new Batch(db);
-  const weekly = batch.add(statements.selectWeeklySchedule(db));
-  const exceptions = batch.add(statements.selectExceptions(db, from, to));
-  await batch.run();
-  return { weekly: weekly.value, exceptions: new Map(exceptions.value.map((e) => [e.date, e])) };
+/**
+ * The open days in [from, to], ascending, skipping the first `skip` and
+ * returning at most `take` (with `slots`, each with its slot starts), in one round trip.
+ */
+export function readOpenDays(
+  db: Db,
+  range: { from: IsoDate; to: IsoDate },
+  page: { skip: number; take: number; slots: boolean },
+): Promise<statements.OpenDay[]> {
+  return runStep(statements.selectOpenDays(db, range, page));
 }
 
 export function readHoursExceptions(db: Db, from: IsoDate, to: IsoDate): Promise<HoursException[]> {
@@ -34,29 +37,14 @@ export type HoursChange = {
 };
 
 /**
- * The day's and the slots' limits a change sets, from `from` (to `until`)
- * on: `planOn(date)` is the plan (JSON) the change gives a date, NULL where
- * it sets none. The same fragments serve the guard inside the batch and the
- * explanation read after it was undone, so they must not read what the
- * change writes.
- */
-function generalLimits(planOn: (date: Sql) => Sql, from: IsoDate, until?: IsoDate) {
-  const limit = (key: "capacity" | "slotCapacity") => (date: Sql) => sql`(${planOn(date)} ->> ${key})`;
-  return [
-    { scope: "day" as const, from, until, limit: limit("capacity") },
-    { scope: "slot" as const, from, until, limit: limit("slotCapacity") },
-  ];
-}
-
-/**
  * Replaces the whole week in one atomic batch. A week that closes a day, or
  * moves its hours or slots, under valid general tickets (today or later, on
  * dates without an exception) is refused (409 tickets-affected) unless
  * `cancelTickets`; a limit below what is taken is refused (409 capacity-below-sold).
  */
-export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule, change: HoursChange): Promise<void> {
+export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule, change: HoursChange, tickets: HoursTickets): Promise<void> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, {
+  const ticketsPart = tickets.follow(batch, {
     kind: "week-changed",
     today: change.today,
     decides: statements.weekDecides,
@@ -65,8 +53,8 @@ export async function writeWeeklySchedule(db: Db, schedule: WeeklySchedule, chan
   });
   for (const step of statements.replaceWeeklyHours(db, schedule)) batch.add(step);
   const weekPlan = (date: Sql) => sql`(CASE WHEN ${statements.weekDecides(date)} THEN ${statements.weekPlanOn(schedule, date)} END)`;
-  guardPlaces(batch, generalLimits(weekPlan, change.today));
-  await tickets.settle(batch.run());
+  tickets.guardLimits(batch, weekPlan, change.today);
+  await ticketsPart.settle(batch.run());
 }
 
 /**
@@ -81,9 +69,10 @@ export async function setHoursException(
   plan: DayPlan | null,
   reason: string | null,
   change: HoursChange,
+  tickets: HoursTickets,
 ): Promise<{ replaced: boolean }> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, {
+  const ticketsPart = tickets.follow(batch, {
     kind: "day-changed",
     today: change.today,
     date,
@@ -92,8 +81,8 @@ export async function setHoursException(
   });
   const existed = batch.add(statements.exceptionExists(db, date));
   batch.add(statements.upsertException(db, date, plan, reason));
-  if (date >= change.today) guardPlaces(batch, generalLimits(() => statements.planValue(plan), date, date));
-  await tickets.settle(batch.run());
+  if (date >= change.today) tickets.guardLimits(batch, () => statements.planValue(plan), date, date);
+  await ticketsPart.settle(batch.run());
   return { replaced: existed.value };
 }
 
@@ -103,9 +92,9 @@ export async function setHoursException(
  * tickets, or sets a limit below what is taken, it is refused (409); change
  * the exception with cancelTickets first.
  */
-export async function clearHoursException(db: Db, date: IsoDate, today: IsoDate): Promise<boolean> {
+export async function clearHoursException(db: Db, date: IsoDate, today: IsoDate, tickets: HoursTickets): Promise<boolean> {
   const batch = new Batch(db);
-  const tickets = followTickets(batch, {
+  const ticketsPart = tickets.follow(batch, {
     kind: "day-changed",
     today,
     date,
@@ -113,7 +102,7 @@ export async function clearHoursException(db: Db, date: IsoDate, today: IsoDate)
     cancelTickets: false,
   });
   const removed = batch.add(statements.deleteException(db, date));
-  if (date >= today) guardPlaces(batch, generalLimits(statements.storedWeekPlanOn, date, date));
-  await tickets.settle(batch.run());
+  if (date >= today) tickets.guardLimits(batch, statements.storedWeekPlanOn, date, date);
+  await ticketsPart.settle(batch.run());
   return removed.value;
 }

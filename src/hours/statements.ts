@@ -130,6 +130,42 @@ export function dayPlanOn(date: Sql): Sql {
   END)`;
 }
 
+/**
+ * The dates from `from` to `to` (none when `to` is earlier) and the museum's
+ * plan on each (`dayPlanOn`), as the common table `plans(day, plan)` of a
+ * `WITH RECURSIVE`: each day's plan read once, however often it is used.
+ */
+export function plansBetween(from: IsoDate, to: IsoDate): Sql {
+  return sql`days(day) AS (SELECT ${from} WHERE ${from} <= ${to} UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < ${to}),
+    plans(day, plan) AS MATERIALIZED (SELECT day, ${dayPlanOn(raw("day"))} FROM days)`;
+}
+
+/** An open day: its plan and, on a timed day, its slot starts. */
+export type OpenDay = { date: IsoDate; plan: DayPlan; entrySlots?: string[] };
+
+/**
+ * The open days in [from, to], ascending, skipping the first `skip` of them
+ * and returning at most `take`; with `slots`, each with its slot starts.
+ */
+export function selectOpenDays(
+  db: Db,
+  range: { from: IsoDate; to: IsoDate },
+  page: { skip: number; take: number; slots: boolean },
+): Step<OpenDay[]> {
+  const slots = page.slots ? sql`(SELECT json_group_array(entry_time) FROM ${slotStartsOf(raw("plan"))})` : sql`'[]'`;
+  return step(
+    db,
+    sql`WITH RECURSIVE ${plansBetween(range.from, range.to)}
+        SELECT day, plan, ${slots} AS entry_slots FROM plans WHERE plan IS NOT NULL
+         ORDER BY day LIMIT ${page.take} OFFSET ${page.skip}`,
+    (result) =>
+      read.rows<{ day: IsoDate; plan: string; entry_slots: string }>()(result).map((row) => {
+        const entrySlots = JSON.parse(row.entry_slots) as string[];
+        return { date: row.day, plan: parsePlan(row.plan)!, ...(entrySlots.length > 0 ? { entrySlots } : {}) };
+      }),
+  );
+}
+
 /** The plan `schedule` gives `date` (an SQL expression) as JSON, or NULL when that weekday is closed. */
 export function weekPlanOn(schedule: WeeklySchedule, date: Sql): Sql {
   return sql`json_extract(${weekJson(schedule)}, '$[' || ${weekdayOf(date)} || ']')`;
@@ -176,22 +212,55 @@ export function minutesPastMidnight(time: Sql): Sql {
   return sql`(CAST(substr(${time}, 1, 2) AS INTEGER) * 60 + CAST(substr(${time}, 4, 2) AS INTEGER))`;
 }
 
-/**
- * True when `entryTime` (an SQL expression, `HH:mm`) is a slot start of
- * `plan` (JSON): a slot of `entrySlotMinutes` from `timeOpen`, ending by `timeClose`.
- */
-export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
-  const slot = planField(plan, "entrySlotMinutes");
-  const start = minutesPastMidnight(entryTime);
+/** The `HH:mm` time `minutes` (an SQL expression) past midnight. */
+const timeAt = (minutes: Sql) => sql`printf('%02d:%02d', ${minutes} / 60, ${minutes} % 60)`;
+
+/** True when `plan` (JSON, NULL: closed) has timed entry: its general tickets are sold for a slot. */
+export function hasTimedEntry(plan: Sql): Sql {
+  return sql`(${planField(plan, "entrySlotMinutes")} IS NOT NULL)`;
+}
+
+// The slot grid of a day (docs/capacity.md): slots of `entrySlotMinutes`
+// from `timeOpen`, each ending by `timeClose`. Every answer that names slots
+// (availability, a refusal, the gates' configuration) lists `slotStartsOf`,
+// which walks the grid with the same two rules a sale checks an entry time
+// by: `isSlotStartAt` and `slotEndAt`.
+
+/** When the slot of `plan` starting `start` minutes past midnight ends (minutes past midnight). */
+const slotEndAt = (plan: Sql, start: Sql) => sql`(${start} + ${planField(plan, "entrySlotMinutes")})`;
+
+/** True when a slot of `plan` starts `start` minutes past midnight (SQL expressions). */
+function isSlotStartAt(plan: Sql, start: Sql): Sql {
   const open = minutesPastMidnight(planField(plan, "timeOpen"));
-  return sql`(${start} >= ${open} AND (${start} - ${open}) % ${slot} = 0
-    AND ${start} + ${slot} <= ${minutesPastMidnight(planField(plan, "timeClose"))})`;
+  return sql`(${start} >= ${open} AND (${start} - ${open}) % ${planField(plan, "entrySlotMinutes")} = 0
+    AND ${slotEndAt(plan, start)} <= ${minutesPastMidnight(planField(plan, "timeClose"))})`;
+}
+
+/** True when `entryTime` (an SQL expression, `HH:mm`) is a slot start of `plan` (JSON). */
+export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
+  return isSlotStartAt(plan, minutesPastMidnight(entryTime));
 }
 
 /** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
-export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
-  const end = sql`(${minutesPastMidnight(entryTime)} + ${planField(plan, "entrySlotMinutes")})`;
-  return sql`printf('%02d:%02d', ${end} / 60, ${end} % 60)`;
+function slotEndOf(plan: Sql, entryTime: Sql): Sql {
+  return timeAt(slotEndAt(plan, minutesPastMidnight(entryTime)));
+}
+
+/**
+ * The slot starts of `plan` (a column or bound value holding JSON as
+ * `dayPlanOn` gives it: it is read once a slot), in order, as a row source of
+ * `entry_time` (`HH:mm`): none on a closed day or a day without timed entry.
+ * The first slot starts at the opening, each next one where the one before
+ * ends, while it is a slot start.
+ */
+export function slotStartsOf(plan: Sql): Sql {
+  const open = minutesPastMidnight(planField(plan, "timeOpen"));
+  const next = slotEndAt(plan, raw("start"));
+  return sql`(WITH RECURSIVE slot(start) AS (
+      SELECT ${open} WHERE ${isSlotStartAt(plan, open)}
+      UNION ALL
+      SELECT ${next} FROM slot WHERE ${isSlotStartAt(plan, next)})
+    SELECT ${timeAt(raw("start"))} AS entry_time FROM slot)`;
 }
 
 /**
@@ -214,5 +283,5 @@ export function salesEndOf(plan: Sql, entryTime: Sql): Sql {
 export function keepsEntry(plan: Sql, entryTime: Sql): Sql {
   return sql`(${plan} IS NOT NULL
     AND (${entryTime} IS NULL OR ${entryTime} < ${planField(plan, "timeClose")})
-    AND (${planField(plan, "entrySlotMinutes")} IS NULL OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
+    AND (NOT ${hasTimedEntry(plan)} OR (${entryTime} IS NOT NULL AND ${isSlotStart(plan, entryTime)})))`;
 }

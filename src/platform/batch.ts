@@ -52,6 +52,12 @@ export async function runStep<T>(step: Step<T>): Promise<T> {
   return step.read(await step.statement.all());
 }
 
+/**
+ * Another feature's part in a change's batch, once added to it: `settle`
+ * waits for the batch's run, then does what must follow it either way.
+ */
+export type BatchPart = { settle(run: Promise<void>): Promise<void> };
+
 /** What the database says when a batch's guard is violated (migrations/0011_capacity.sql). */
 const GUARD_MARKER = "batch_guard_refused";
 

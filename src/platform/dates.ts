@@ -1,3 +1,5 @@
+import { museumNow } from "museum-api-client/gate";
+
 /** A calendar date, `YYYY-MM-DD`. Lexical order is chronological order. */
 export type IsoDate = string;
 
@@ -32,41 +34,6 @@ export function addDays(date: IsoDate, days: number): IsoDate {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** 0 = Sunday … 6 = Saturday, as in `Date#getUTCDay` and SQLite's `%w`. */
-export function dayOfWeek(date: IsoDate): number {
-  return new Date(toUtcMs(date)).getUTCDay();
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Today's date in an IANA time zone (the museum's, not the server's UTC). */
-function todayIn(timeZone: string, now: Date): IsoDate {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    // en-CA formats dates as YYYY-MM-DD.
-    formatter = new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter.format(now);
-}
-
-const timeFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The time of day (`HH:mm`, 24-hour) in an IANA time zone. */
-function timeIn(timeZone: string, now: Date): string {
-  let formatter = timeFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-    timeFormatters.set(timeZone, formatter);
-  }
-  return formatter.format(now);
-}
-
 /**
  * The museum's date and its time of day (`HH:mm`) at one moment, in its time
  * zone, and how many minutes its clock is then ahead of UTC (negative west of
@@ -77,15 +44,15 @@ export type MuseumNow = { today: IsoDate; time: string; utcOffsetMinutes: number
 let lastMuseumNow: { timeZone: string; minute: number; now: MuseumNow } | undefined;
 
 /**
- * The museum's date, time and offset at `now`. They change only on a whole
- * minute (every zone's offset today is whole minutes), so the isolate
- * formats them once a minute, not on every sale.
+ * The museum's date, time and offset at `now`: the clock an offline gate
+ * reads too (the typed client's `museumNow`), so the two cannot disagree.
+ * They change only on a whole minute (every zone's offset today is whole
+ * minutes), so the isolate reads them once a minute, not on every sale.
  */
 export function museumNowIn(timeZone: string, now: Date = new Date()): MuseumNow {
   const minute = Math.floor(now.getTime() / 60_000);
   if (lastMuseumNow?.timeZone !== timeZone || lastMuseumNow.minute !== minute) {
-    const today = todayIn(timeZone, now);
-    const time = timeIn(timeZone, now);
+    const { today, time } = museumNow(timeZone, now);
     // The museum's clock read as if it were UTC, less the minute it was read at.
     const utcOffsetMinutes = (Date.parse(`${today}T${time}:00Z`) - minute * 60_000) / 60_000;
     lastMuseumNow = { timeZone, minute, now: { today, time, utcOffsetMinutes } };

@@ -1,107 +1,133 @@
 // What is left to sell on a day, or on each day of a range (docs/capacity.md):
 // read in one round trip, for kiosks (GET /availability), web shops
-// (GET /availability/calendar) and a refused sale's answer. Every day is read
-// by the one statement and computed by the one function, whatever the range.
-import sql, { raw } from "sql-template-tag";
-import { type CategoryPrice, categoriesOnSale } from "../categories/statements";
-import { type EventOfDay, eventsOn, parseEventsOn } from "../events/statements";
-import { type DayPlan, minutesOf, PUBLISHED_DAYS_AHEAD, slotEnd, slotStarts } from "../hours/calendar";
-import { dayPlanOn, parsePlan } from "../hours/statements";
-import { type Batch, type Db, read, runStep, type Step, step } from "../platform/batch";
+// (GET /availability/calendar) and a refused sale's answer. Every figure is
+// read through the fragments the sale's conditions are made of
+// (conditions.ts): whether general admission, each slot and each event is
+// still on sale, the room left under each limit, each price; one statement
+// reads every day of the range.
+import sql, { raw, type Sql } from "sql-template-tag";
+import { type CategoryPrice, pricesOnSale } from "../categories/statements";
+import { activeEventsOn } from "../events/statements";
+import { type DayPlan, minutesOf } from "../hours/calendar";
+import { parsePlan, planField, plansBetween, slotStartsOf } from "../hours/statements";
 import { validationProblem } from "../http/errors";
+import { type Batch, type Db, read, runStep, type Step, step } from "../platform/batch";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
 import { amountOf } from "../platform/money";
+import { placesTaken } from "../tickets/statements/places";
+import { outsideSaleWindow, priceOf, saleWindow } from "./checks";
+import { dayOnSale, eventOnSale, roomLeft, slotOnSale } from "./conditions";
 import type { Availability, AvailabilityCalendar, SaleStatus } from "./schemas";
-import { parsePlacesTaken, type PlacesTaken, placesTakenOn } from "../tickets/statements";
 
 export type EntrySlot = { entryTime: string; capacity: number; taken: number; available: number };
 
-/** What the sale rules need to know of a day: its plan, the places taken, its active events, the categories on sale. */
-export type DayState = { date: IsoDate; plan: DayPlan | null; places: PlacesTaken; events: EventOfDay[]; categories: CategoryPrice[] };
+/** The room left under a limit: null where there is none. */
+type Room = number | null;
 
-const DAY = raw("days.day");
+/**
+ * A day as the sale's conditions judge it: its plan; whether general
+ * admission, each slot and each active event are still on sale, the places
+ * taken and the room left in each; with `prices`, what each category costs.
+ */
+export type DayState = {
+  date: IsoDate;
+  plan: DayPlan | null;
+  general: { onSale: boolean; taken: number; room: Room };
+  slots: { entryTime: string; onSale: boolean; taken: number; room: Room }[];
+  events: { eventId: string; name: string; capacity: number | null; onSale: boolean; taken: number; room: Room; prices?: CategoryPrice[] }[];
+  prices?: CategoryPrice[];
+};
 
-/** The state of each date in [from, to], in order: one statement, however long the range. */
-function selectDayStates(db: Db, from: IsoDate, to: IsoDate): Step<DayState[]> {
+/** A record as SQL's JSON gives it: `onSale` a condition's 1 or 0. */
+type SqlFlags<T> = Omit<T, "onSale"> & { onSale: number };
+
+// The columns of the common table `general_day` (one row a day).
+const DAY = raw("general_day.day");
+const PLAN = raw("general_day.plan");
+const TAKEN = raw("general_day.taken");
+
+/** The state of each date in [from, to] at `now`, in order: one statement, however long the range. */
+function selectDayStates(db: Db, range: { from: IsoDate; to: IsoDate }, now: MuseumNow, withPrices: boolean): Step<DayState[]> {
+  const slots = sql`(SELECT json_group_array(json_object('entryTime', s.entry_time, 'onSale', ${slotOnSale(DAY, PLAN, raw("s.entry_time"), now)},
+                                                         'taken', s.taken, 'room', ${roomLeft(planField(PLAN, "slotCapacity"), raw("s.taken"))}))
+      FROM (SELECT grid.entry_time, ${placesTaken(DAY, "slot", raw("grid.entry_time"))} AS taken
+              FROM ${slotStartsOf(PLAN)} grid ORDER BY grid.entry_time) s)`;
+  const eventId = raw("ev.event_id");
+  const eventPrices = withPrices ? sql`, 'prices', json(${pricesOnSale((category) => priceOf(eventId, category))})` : sql``;
+  const events = sql`(SELECT json_group_array(json_object('eventId', ev.event_id, 'name', ev.name, 'capacity', ev.capacity,
+                                                          'onSale', ${eventOnSale(DAY, now)}, 'taken', ev.taken,
+                                                          'room', ${roomLeft(raw("ev.capacity"), raw("ev.taken"))} ${eventPrices}))
+      FROM (SELECT x.event_id, x.name, x.capacity, ${placesTaken(DAY, "event", raw("x.event_id"))} AS taken
+              FROM (${activeEventsOn(DAY)}) x ORDER BY x.name, x.event_id) ev)`;
+  const prices: Sql = withPrices ? pricesOnSale((category) => priceOf(null, category)) : sql`NULL`;
   return step(
     db,
-    sql`WITH RECURSIVE days(day) AS (SELECT ${from} UNION ALL SELECT date(day, '+1 day') FROM days WHERE day < ${to})
-        SELECT day, ${dayPlanOn(DAY)} AS plan, ${placesTakenOn(DAY)} AS places, ${eventsOn(DAY)} AS events,
-               ${categoriesOnSale} AS categories
-          FROM days ORDER BY day`,
-    (result) => {
-      const rows = read.rows<{ day: IsoDate; plan: string | null; places: string; events: string; categories: string }>()(result);
-      // The same categories on every day: parsed once.
-      const categories = rows.length > 0 ? (JSON.parse(rows[0]!.categories) as CategoryPrice[]) : [];
-      return rows.map((row) => ({
-        date: row.day,
-        plan: parsePlan(row.plan),
-        places: parsePlacesTaken(row.places),
-        events: parseEventsOn(row.events),
-        categories,
-      }));
-    },
+    sql`WITH RECURSIVE ${plansBetween(range.from, range.to)},
+          general_day(day, plan, taken) AS MATERIALIZED (SELECT day, plan, ${placesTaken(raw("plans.day"), "day", sql`''`)} FROM plans)
+        SELECT day, plan, taken, ${dayOnSale(DAY, PLAN, now)} AS on_sale, ${roomLeft(planField(PLAN, "capacity"), TAKEN)} AS room,
+               ${slots} AS slots, ${events} AS events, ${prices} AS prices
+          FROM general_day ORDER BY day`,
+    (result) =>
+      read
+        .rows<{ day: IsoDate; plan: string | null; taken: number; on_sale: number; room: Room; slots: string; events: string; prices: string | null }>()(result)
+        .map((row) => {
+          // JSON has no booleans: SQL's conditions are 1 or 0.
+          const slots = JSON.parse(row.slots) as SqlFlags<DayState["slots"][number]>[];
+          const events = JSON.parse(row.events) as SqlFlags<DayState["events"][number]>[];
+          return {
+            date: row.day,
+            plan: parsePlan(row.plan),
+            general: { onSale: row.on_sale === 1, taken: row.taken, room: row.room },
+            slots: slots.map((slot) => ({ ...slot, onSale: slot.onSale === 1 })),
+            events: events.map((event) => ({ ...event, onSale: event.onSale === 1 })),
+            ...(row.prices === null ? {} : { prices: JSON.parse(row.prices) as CategoryPrice[] }),
+          };
+        }),
   );
 }
 
-/** Adds the read of a day's state to a batch; the state, once it has run. */
-export function addDayStateRead(batch: Batch, date: IsoDate): () => DayState {
-  const states = batch.add(selectDayStates(batch.db, date, date));
+/** Adds the read of a day's state at `now` to a batch; the state, once it has run. */
+export function addDayStateRead(batch: Batch, date: IsoDate, now: MuseumNow): () => DayState {
+  const states = batch.add(selectDayStates(batch.db, { from: date, to: date }, now, false));
   return () => states.value[0]!;
 }
 
-/** True while general tickets for `date` are still sold: the day is open and, for today, not yet closed. */
-function generalSalesOpen(plan: DayPlan | null, date: IsoDate, now: MuseumNow): plan is DayPlan {
-  return plan !== null && (date > now.today || now.time < plan.timeClose);
-}
-
-/** True while the slot starting at `entryTime` is sold: it has not ended (today) or is on a later day. */
-function slotOpen(plan: DayPlan, entryTime: string, date: IsoDate, now: MuseumNow): boolean {
-  return date > now.today || now.time < slotEnd(plan, entryTime);
-}
-
-/** The room left under a limit (null: no limit). */
-const room = (capacity: number | undefined, taken: number) =>
-  capacity === undefined ? null : Math.max(0, capacity - taken);
+/** What is sold where the room is `room` while `onSale`: nothing once it is not. */
+const availableIn = (onSale: boolean, room: Room) => (onSale ? room : 0);
 
 /** The day's general places, and each slot's on a timed day. */
-export function generalAvailability(state: DayState, now: MuseumNow): Omit<Availability["general"], "prices"> {
-  const { plan, places, date } = state;
-  const salesOpen = generalSalesOpen(plan, date, now);
-  const dayRoom = salesOpen ? room(plan.capacity, places.day) : 0;
-  const general = { capacity: plan?.capacity ?? null, taken: places.day };
-  if (!plan || plan.entrySlotMinutes === undefined) return { ...general, available: dayRoom };
-  const entrySlots: EntrySlot[] = slotStarts(plan).map((entryTime) => {
-    const taken = places.slots.get(entryTime) ?? 0;
-    const own = salesOpen && slotOpen(plan, entryTime, date, now) ? room(plan.slotCapacity, taken)! : 0;
-    return { entryTime, capacity: plan.slotCapacity!, taken, available: Math.min(own, dayRoom ?? own) };
+export function generalAvailability(state: DayState): Omit<Availability["general"], "prices"> {
+  const { plan, general } = state;
+  const dayRoom = availableIn(general.onSale, general.room);
+  const figures = { capacity: plan?.capacity ?? null, taken: general.taken };
+  if (!plan || plan.entrySlotMinutes === undefined) return { ...figures, available: dayRoom };
+  const entrySlots: EntrySlot[] = state.slots.map((slot) => {
+    const own = availableIn(general.onSale && slot.onSale, slot.room) ?? 0;
+    return { entryTime: slot.entryTime, capacity: plan.slotCapacity!, taken: slot.taken, available: Math.min(own, dayRoom ?? own) };
   });
   const slotsRoom = entrySlots.reduce((sum, slot) => sum + slot.available, 0);
-  return { ...general, available: Math.min(slotsRoom, dayRoom ?? slotsRoom), entrySlots };
+  return { ...figures, available: Math.min(slotsRoom, dayRoom ?? slotsRoom), entrySlots };
 }
 
-/** The prices of the categories on sale (by id), each `priceOf` its category, as the API shows them. */
-function pricesOf(categories: CategoryPrice[], priceOf: (category: CategoryPrice) => number) {
-  return categories.map((c) => ({ category: c.category, name: c.name, price: amountOf(priceOf(c)) }));
+/** Prices (cents) as the API shows them. */
+function pricesOf(prices: CategoryPrice[] | undefined) {
+  return (prices ?? []).map((p) => ({ category: p.category, name: p.name, price: amountOf(p.priceCents) }));
 }
 
 /** A day's availability: general places (per slot on a timed day) and each active event's, with their prices per category. */
-function availabilityOf(state: DayState, now: MuseumNow): Availability {
+function availabilityOf(state: DayState): Availability {
   return {
     date: state.date,
     open: state.plan !== null,
-    general: { ...generalAvailability(state, now), prices: pricesOf(state.categories, (c) => c.priceCents) },
-    events: state.events.map((event) => {
-      const taken = state.places.events.get(event.eventId) ?? 0;
-      return {
-        eventId: event.eventId,
-        name: event.name,
-        capacity: event.capacity,
-        taken,
-        available: room(event.capacity ?? undefined, taken),
-        prices: pricesOf(state.categories, (c) => event.categoryPrices[c.category] ?? event.priceCents),
-      };
-    }),
+    general: { ...generalAvailability(state), prices: pricesOf(state.prices) },
+    events: state.events.map((event) => ({
+      eventId: event.eventId,
+      name: event.name,
+      capacity: event.capacity,
+      taken: event.taken,
+      available: availableIn(event.onSale, event.room),
+      prices: pricesOf(event.prices),
+    })),
   };
 }
 
@@ -119,20 +145,19 @@ export function nearestSlotsWithRoom(slots: EntrySlot[], requested: string, want
     .map((slot) => slot.entryTime);
 }
 
-/** The last day tickets are sold. */
-const lastSaleDay = (now: MuseumNow) => addDays(now.today, PUBLISHED_DAYS_AHEAD);
-
-/** The problem of a date outside today … the last day tickets are sold, or null. */
+/** The problem of a date outside the days tickets are sold on, or null. */
 function outsideSales(path: string, date: IsoDate, now: MuseumNow) {
-  return date < now.today || date > lastSaleDay(now) ? { path, message: `Must be from ${now.today} to ${lastSaleDay(now)}.` } : null;
+  if (!outsideSaleWindow(date, now.today)) return null;
+  const { first, last } = saleWindow(now.today);
+  return { path, message: `Must be from ${first} to ${last}.` };
 }
 
-/** A day's availability (`date` today or later, within the year tickets are sold), in one round trip. */
+/** A day's availability (`date` among the days tickets are sold on), in one round trip. */
 export async function availabilityOn(db: Db, date: IsoDate, now: MuseumNow): Promise<Availability> {
   const outside = outsideSales("query.date", date, now);
   if (outside) throw validationProblem([outside]);
-  const [state] = await runStep(selectDayStates(db, date, date));
-  return availabilityOf(state!, now);
+  const [state] = await runStep(selectDayStates(db, { from: date, to: date }, now, true));
+  return availabilityOf(state!);
 }
 
 /** The most days after `startDate` a calendar's `endDate` may be (62 days in all: two months). */
@@ -144,7 +169,8 @@ const CALENDAR_DEFAULT_SPAN = 30;
 function calendarRange(query: { startDate?: IsoDate; endDate?: IsoDate }, now: MuseumNow): { from: IsoDate; to: IsoDate } {
   const from = query.startDate ?? now.today;
   const monthAfter = addDays(from, CALENDAR_DEFAULT_SPAN);
-  const to = query.endDate ?? (monthAfter < lastSaleDay(now) ? monthAfter : lastSaleDay(now));
+  const lastSaleDay = saleWindow(now.today).last;
+  const to = query.endDate ?? (monthAfter < lastSaleDay ? monthAfter : lastSaleDay);
   const errors = [outsideSales("query.startDate", from, now), query.endDate === undefined ? null : outsideSales("query.endDate", to, now)];
   if (!errors.some(Boolean)) {
     if (to < from) errors.push({ path: "query.endDate", message: `Must not be before startDate (${from}).` });
@@ -173,16 +199,15 @@ function saleStatus(onSale: boolean, available: number | null, sellable: number 
 const DAY_STATUSES: readonly SaleStatus[] = ["available", "limited", "sold-out", "closed"];
 
 /** A day of the calendar: its availability (what GET /availability answers) with each product's status. */
-function calendarDayOf(state: DayState, now: MuseumNow): AvailabilityCalendar["days"][number] {
-  const { date, general, events } = availabilityOf(state, now);
+function calendarDayOf(state: DayState): AvailabilityCalendar["days"][number] {
+  const { date, general, events } = availabilityOf(state);
   // On a timed day without a daily capacity, the day sells what its slots hold.
   const sellable = general.capacity ?? general.entrySlots?.reduce((sum, slot) => sum + slot.capacity, 0) ?? null;
-  const generalStatus = saleStatus(generalSalesOpen(state.plan, date, now), general.available, sellable);
-  // An event's tickets are sold all day of its date, the museum open or not (`stillOnSale`).
-  const eventDays = events.map(({ eventId, name, capacity, available }) => ({
+  const generalStatus = saleStatus(state.general.onSale, general.available, sellable);
+  const eventDays = events.map(({ eventId, name, capacity, available }, i) => ({
     eventId,
     name,
-    status: saleStatus(true, available, capacity),
+    status: saleStatus(state.events[i]!.onSale, available, capacity),
     capacity,
     available,
   }));
@@ -201,7 +226,7 @@ export async function availabilityCalendar(
   query: { startDate?: IsoDate; endDate?: IsoDate },
   now: MuseumNow,
 ): Promise<AvailabilityCalendar> {
-  const { from, to } = calendarRange(query, now);
-  const states = await runStep(selectDayStates(db, from, to));
-  return { startDate: from, endDate: to, days: states.map((state) => calendarDayOf(state, now)) };
+  const range = calendarRange(query, now);
+  const states = await runStep(selectDayStates(db, range, now, false));
+  return { startDate: range.from, endDate: range.to, days: states.map(calendarDayOf) };
 }

@@ -1,16 +1,19 @@
 // The conditions a ticket line must meet to be sold, each named once. The
 // sale's insert requires them all, in its own statement (nothing can slip
 // between a check and the write); a refused sale is explained by evaluating
-// the same conditions one by one (refusal.ts).
+// the same conditions one by one (refusal.ts); what is still on sale and the
+// room left under each limit are answered from the same fragments
+// (availability.ts), and so is how long a ticket is sold (box office, holds).
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { anyCompanionCategory, categoryOf, categoryOnSale, isAccompanied } from "../categories/statements";
-import { activeEventOn } from "../events/statements";
-import { dayPlanOn, isSlotStart, minutesPastMidnight, planField, salesEndOf, slotEndOf } from "../hours/statements";
+import { activeEventsOn, eventTakesPlaceOn } from "../events/statements";
+import { dayPlanOn, hasTimedEntry, isSlotStart, minutesPastMidnight, planField, salesEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { sqlMuseumInstant } from "../platform/sql";
 import type { TicketLine } from "../tickets/schemas";
-import { placesTaken, type TicketColumns } from "../tickets/statements";
+import { placesTaken } from "../tickets/statements/places";
+import type { TicketColumns } from "../tickets/statements/rows";
 
 /** The names of the sale's conditions, in the order a refusal is explained. */
 export const CONDITIONS = {
@@ -18,7 +21,7 @@ export const CONDITIONS = {
     "category-on-sale", "accompanied-line-has-companion",
     "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
   ],
-  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-date", "event-room"],
+  event: ["category-on-sale", "accompanied-line-has-companion", "event-on-sale", "event-on-date", "event-room"],
 } as const;
 export type ConditionName = (typeof CONDITIONS)[keyof typeof CONDITIONS][number];
 
@@ -36,9 +39,34 @@ export type LineConditions = { from: Sql; holds: Partial<Record<ConditionName, S
 
 const PLAN = raw("d.plan");
 
-/** True while tickets for `date` ending at `end` (SQL `HH:mm`) are still sold at `now`: a later day, or today before `end`. */
-function onSaleUntil(date: Sql, end: Sql, now: MuseumNow): Sql {
-  return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${end}))`;
+/**
+ * When tickets of a day stop being sold (`HH:mm`, `24:00` the day's end;
+ * NULL when it is closed): an event ticket's at the end of its day, a
+ * general one's at its day's closing (`plan`, JSON), a timed one's at the end of its slot.
+ */
+function salesEnd(ticketType: Sql, plan: Sql, entryTime: Sql): Sql {
+  return sql`(CASE WHEN ${ticketType} = 'event' THEN '24:00' ELSE ${salesEndOf(plan, entryTime)} END)`;
+}
+
+/** True while a ticket (its columns; `plan` its day's) is still sold at `now`: a later day, or today before its sales end. */
+function onSale(ticket: TicketColumns, plan: Sql, now: MuseumNow): Sql {
+  const date = ticket.ticketDate;
+  return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${salesEnd(ticket.ticketType, plan, ticket.entryTime)}))`;
+}
+
+/** True while general tickets for `date` are sold at `now` on a day of `plan` (JSON, NULL: closed): the condition `day-on-sale`. */
+export function dayOnSale(date: Sql, plan: Sql, now: MuseumNow): Sql {
+  return sql`(${plan} IS NOT NULL AND ${onSale({ ticketType: sql`'general'`, ticketDate: date, entryTime: sql`NULL` }, plan, now)})`;
+}
+
+/** True while the slot of `plan` (JSON) starting at `entryTime` on `date` is sold at `now`: the condition `slot-on-sale` of a timed line. */
+export function slotOnSale(date: Sql, plan: Sql, entryTime: Sql, now: MuseumNow): Sql {
+  return onSale({ ticketType: sql`'general'`, ticketDate: date, entryTime }, plan, now);
+}
+
+/** True while tickets for an event on `date` are sold at `now`, all day: the condition `event-on-sale`. */
+export function eventOnSale(date: Sql, now: MuseumNow): Sql {
+  return onSale({ ticketType: sql`'event'`, ticketDate: date, entryTime: sql`NULL` }, sql`NULL`, now);
 }
 
 /**
@@ -47,25 +75,29 @@ function onSaleUntil(date: Sql, end: Sql, now: MuseumNow): Sql {
  * its slot ends. A box-office cancellation is possible exactly as long.
  */
 export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
-  const end = salesEndOf(dayPlanOn(ticket.ticketDate), ticket.entryTime);
-  return sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN ${ticket.ticketDate} >= ${now.today}
-                   ELSE ${onSaleUntil(ticket.ticketDate, end, now)} END)`;
+  return onSale(ticket, dayPlanOn(ticket.ticketDate), now);
 }
 
-/** Room under a limit (`limit` SQL, NULL: none) for one more place after `taken` and `ahead`. */
-const roomFor = (limit: Sql, taken: Sql, ahead: number | Sql) => sql`(${limit} IS NULL OR ${taken} + ${ahead} < ${limit})`;
+/** The room left under a limit (`limit`, NULL: none) with `taken` places taken: NULL for no limit, never below 0. */
+export function roomLeft(limit: Sql, taken: Sql): Sql {
+  return sql`(CASE WHEN ${limit} IS NULL THEN NULL ELSE max(0, ${limit} - ${taken}) END)`;
+}
+
+/** True when `room` (as `roomLeft` gives it) has a place for one more after `ahead`. */
+const roomFor = (room: Sql, ahead: number | Sql) => sql`coalesce(${room} > ${ahead}, 1)`;
 
 /** What the conditions are judged on, as SQL: a request line's values, or a written ticket's columns. */
 type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql };
 
-function eventConditions(line: LineFacts, ahead: PlacesAhead<number | Sql>): LineConditions {
-  const event = activeEventOn(line.eventId, line.ticketDate);
+function eventConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
+  const event = activeEventsOn(line.ticketDate, line.eventId);
   const taken = placesTaken(line.ticketDate, "event", line.eventId);
   return {
     from: sql`(SELECT 1)`,
     holds: {
-      "event-on-date": sql`EXISTS (${event})`,
-      "event-room": sql`coalesce((SELECT ${roomFor(raw("ev.capacity"), taken, ahead.event)} FROM (${event}) ev), 0)`,
+      "event-on-sale": eventOnSale(line.ticketDate, now),
+      "event-on-date": eventTakesPlaceOn(line.eventId, line.ticketDate),
+      "event-room": sql`coalesce((SELECT ${roomFor(roomLeft(raw("ev.capacity"), taken), ahead.event)} FROM (${event}) ev), 0)`,
     },
   };
 }
@@ -105,7 +137,7 @@ export function conditionsOf(
 ): LineConditions {
   const place =
     line.ticketType === "event"
-      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, ahead)
+      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, now, ahead)
       : generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
   return { from: place.from, holds: { ...categoryConditions(line, companions), ...place.holds } };
 }
@@ -118,7 +150,7 @@ export function conditionsOf(
 export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>): Sql {
   const line = { ticketDate: sql`${t}.ticket_date`, eventId: sql`${t}.event_id`, entryTime: sql`${t}.entry_time` };
   const all = (conditions: LineConditions) => sql`coalesce((SELECT ${allOf(conditions)} FROM ${conditions.from}), 0)`;
-  return sql`(CASE WHEN ${t}.ticket_type = 'event' THEN ${all(eventConditions(line, ahead))}
+  return sql`(CASE WHEN ${t}.ticket_type = 'event' THEN ${all(eventConditions(line, now, ahead))}
                    ELSE ${all(generalConditions(line, now, ahead))} END)`;
 }
 
@@ -129,9 +161,8 @@ export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>):
  * offset from UTC at `now`). NULL when its day is closed.
  */
 export function salesEndInstant(ticket: TicketColumns, now: MuseumNow): Sql {
-  const end = salesEndOf(dayPlanOn(ticket.ticketDate), ticket.entryTime);
-  const endMinutes = sql`(CASE WHEN ${ticket.ticketType} = 'event' THEN ${24 * 60} ELSE ${minutesPastMidnight(end)} END)`;
-  return sqlMuseumInstant(ticket.ticketDate, endMinutes, now);
+  const end = salesEnd(ticket.ticketType, dayPlanOn(ticket.ticketDate), ticket.entryTime);
+  return sqlMuseumInstant(ticket.ticketDate, minutesPastMidnight(end), now);
 }
 
 function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
@@ -140,12 +171,12 @@ function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<n
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {
-      "day-on-sale": sql`(${PLAN} IS NOT NULL AND ${onSaleUntil(date, planField(PLAN, "timeClose"), now)})`,
-      "entry-time-fits-day": sql`((${planField(PLAN, "entrySlotMinutes")} IS NULL) = (${entry} IS NULL))`,
+      "day-on-sale": dayOnSale(date, PLAN, now),
+      "entry-time-fits-day": sql`(${hasTimedEntry(PLAN)} = (${entry} IS NOT NULL))`,
       "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
-      "slot-on-sale": sql`(${entry} IS NULL OR ${onSaleUntil(date, slotEndOf(PLAN, entry), now)})`,
-      "day-room": roomFor(planField(PLAN, "capacity"), placesTaken(date, "day", sql`''`), ahead.day),
-      "slot-room": roomFor(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry), ahead.slot),
+      "slot-on-sale": sql`(${entry} IS NULL OR ${slotOnSale(date, PLAN, entry, now)})`,
+      "day-room": roomFor(roomLeft(planField(PLAN, "capacity"), placesTaken(date, "day", sql`''`)), ahead.day),
+      "slot-room": roomFor(roomLeft(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry)), ahead.slot),
     },
   };
 }

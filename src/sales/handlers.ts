@@ -4,12 +4,11 @@ import { eventName } from "../events/statements";
 import type { AppRouteHandler } from "../http/types";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";
-import { museumNowOf, settingsOf } from "../settings";
-import { codeKeysOf, codeSignerAt, prerenderSoldTickets } from "../ticket-image";
+import { need } from "../configuration";
+import { prerenderSoldTickets } from "../ticket-image";
 import type { BuyMuseumTicketsResponse } from "./schemas";
 import { availabilityCalendar, availabilityOn } from "./availability";
-import { currencyOf } from "../tickets/currency";
-import { saleContextOf } from "./context";
+import { saleContextOf, sellingNeeds } from "./context";
 import { orderNotFound, ordersByReference, orderStatus } from "./orders";
 import { confirmHeldOrder, extendHeldOrder, type HoldContext } from "./holds";
 import type { Order } from "./schemas";
@@ -37,15 +36,16 @@ function ticketPurchased({ tickets: [ticket] }: Sale): BuyMuseumTicketsResponse 
 
 export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> = async (c) => {
   const purchase = c.req.valid("json");
+  const context = saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] });
   const { answer, replayed, sale } = await sell(
     c.var.db,
     { lines: [purchase], email: purchase.email, phone: purchase.phone, addressing: "body", body: purchase },
-    saleContextOf(c, { operation: "buyMuseumTickets", key: c.req.valid("header")["idempotency-key"] }),
+    context,
     { of: ticketPurchased },
   );
   // A replay's image was prepared with its first response.
-  if (sale && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, codeSignerAt(codeKeysOf(c.env), new Date())));
+  if (sale && c.var.config.settings.PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, context.signer));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -55,13 +55,13 @@ export const buyMuseumTickets: AppRouteHandler<typeof routes.buyMuseumTickets> =
 };
 
 export const getAvailability: AppRouteHandler<typeof routes.getAvailability> = async (c) => {
-  const museumNow = museumNowOf(c.env);
+  const museumNow = c.var.config.museumNow();
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityOn(c.var.db, c.req.valid("query").date ?? museumNow.today, museumNow), 200);
 };
 
 export const getAvailabilityCalendar: AppRouteHandler<typeof routes.getAvailabilityCalendar> = async (c) => {
-  const museumNow = museumNowOf(c.env);
+  const museumNow = c.var.config.museumNow();
   c.header("Cache-Control", "no-store");
   return c.json(await availabilityCalendar(c.var.db, c.req.valid("query"), museumNow), 200);
 };
@@ -109,8 +109,8 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
     { of: (sale) => orderSold(sale, request.reference, context.currency), decided: ORDER_DECIDES },
   );
   // A replay's images were prepared with its first response; a held ticket has none yet.
-  if (sale && order.status === "confirmed" && settingsOf(c.env).PRERENDER_TICKET_IMAGES) {
-    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, codeSignerAt(codeKeysOf(c.env), new Date())));
+  if (sale && order.status === "confirmed" && c.var.config.settings.PRERENDER_TICKET_IMAGES) {
+    c.executionCtx.waitUntil(prerenderSoldTickets(sale.tickets, c.var.principal.name, context.signer));
   }
   // Buyer data never goes into a shared cache.
   c.header("Cache-Control", "no-store");
@@ -121,7 +121,8 @@ export const createOrder: AppRouteHandler<typeof routes.createOrder> = async (c)
 
 export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const read = (db: Parameters<typeof orderStatus>[0]) => orderStatus(db, orderId, c.var.principal, currencyOf(c.env));
+  const { currency } = need(c.var.config, "currency");
+  const read = (db: Parameters<typeof orderStatus>[0]) => orderStatus(db, orderId, c.var.principal, currency);
   let status = await readFresh(c.var, read);
   if (!status) throw orderNotFound(orderId);
   // A hold may have been confirmed, extended or released a moment ago, on the primary.
@@ -130,18 +131,20 @@ export const getOrder: AppRouteHandler<typeof routes.getOrder> = async (c) => {
   return c.json(status, 200);
 };
 
-function holdContextOf(c: Context<AppEnv>): HoldContext {
+function holdContextOf(c: Context<AppEnv>, currency: string): HoldContext {
   return {
     principal: c.var.principal,
-    museumNow: museumNowOf(c.env),
-    currency: currencyOf(c.env),
+    museumNow: c.var.config.museumNow(),
+    currency,
   };
 }
 
 export const confirmOrder: AppRouteHandler<typeof routes.confirmOrder> = async (c) => {
   const { orderId } = c.req.valid("param");
+  // A confirmation sells the held tickets: it needs what a sale needs.
+  const { currency } = sellingNeeds(c.var.config, new Date());
   const { confirmation, replayed } = await confirmHeldOrder(c.var.db, orderId, c.req.valid("json") ?? {}, {
-    ...holdContextOf(c),
+    ...holdContextOf(c, currency),
     idempotencyKey: c.req.valid("header")["idempotency-key"],
   });
   c.header("Cache-Control", "no-store");
@@ -151,16 +154,18 @@ export const confirmOrder: AppRouteHandler<typeof routes.confirmOrder> = async (
 
 export const extendHold: AppRouteHandler<typeof routes.extendHold> = async (c) => {
   const { orderId } = c.req.valid("param");
-  const status = await extendHeldOrder(c.var.db, orderId, c.req.valid("json").holdMinutes, holdContextOf(c));
+  const { currency } = need(c.var.config, "currency");
+  const status = await extendHeldOrder(c.var.db, orderId, c.req.valid("json").holdMinutes, holdContextOf(c, currency));
   c.header("Cache-Control", "no-store");
   return c.json(status, 200);
 };
 
 export const findOrdersByReference: AppRouteHandler<typeof routes.findOrdersByReference> = async (c) => {
   const { reference } = c.req.valid("query");
+  const { currency } = need(c.var.config, "currency");
   // A shop checks a reference right after a timed-out order: a miss is read again on the primary.
   const found = await readFresh(c.var, async (db) => {
-    const orders = await ordersByReference(db, reference, c.var.principal, currencyOf(c.env));
+    const orders = await ordersByReference(db, reference, c.var.principal, currency);
     return orders.length === 0 ? null : orders;
   });
   c.header("Cache-Control", "no-store");

@@ -13,17 +13,8 @@ import type { MuseumNow } from "../platform/dates";
 import { forgetTicketLookups } from "../ticket-image";
 import { sellerScope } from "../tickets/access";
 import type { TicketLine } from "../tickets/schemas";
-import {
-  alignOrderHold,
-  anyOrderTicketFails,
-  confirmHeldTickets,
-  extendOrderHold,
-  orderHoldLive,
-  orderLacksEmail,
-  orderLinesAhead,
-  selectOrderTickets,
-  type TicketRow,
-} from "../tickets/statements";
+import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, orderLinesAhead } from "../tickets/statements/holds";
+import { selectOrderTickets, type TicketRow } from "../tickets/statements/rows";
 import { ticketSellable } from "./conditions";
 import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";

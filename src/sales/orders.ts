@@ -4,7 +4,7 @@ import { Batch, type Db, runStep } from "../platform/batch";
 import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
-import { type TicketRow, selectOrderTickets } from "../tickets/statements";
+import { type TicketRow, selectOrderTickets } from "../tickets/statements/rows";
 import { isHeld, ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { OrderStatus } from "./schemas";

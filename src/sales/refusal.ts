@@ -3,7 +3,6 @@
 // by one; the first that fails becomes the line's problem, with the figures
 // of its day (what is left, slots to offer) read in the same batch.
 import { eventNotFound } from "../events/problems";
-import { slotStarts } from "../hours/calendar";
 import { validationProblem } from "../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/statements";
@@ -13,11 +12,8 @@ import type { TicketLine } from "../tickets/schemas";
 import { addDayStateRead, type DayState, generalAvailability, nearestSlotsWithRoom } from "./availability";
 import { companionCategoriesOf, type ConditionName, CONDITIONS, conditionsOf, type PlacesAhead, selectConditions } from "./conditions";
 
-/**
- * The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead.
- * @internal (for tests)
- */
-export function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
+/** The 409 of a purchase that would pass a limit: what is left there and, on a timed day, slots to offer instead. */
+function soldOut(available: number, availableEntryTimes?: string[]): ProblemError {
   return new ProblemError(409, {
     type: PROBLEM_TYPES.soldOut,
     title: "Sold out",
@@ -54,7 +50,7 @@ function placesAhead(lines: readonly TicketLine[]): PlacesAhead[] {
 /** The problem of `line` whose condition `failed` does not hold, told with its day as it now stands. */
 function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now: MuseumNow, ahead: PlacesAhead): ProblemError {
   const { date, plan } = state;
-  const slots = plan ? slotStarts(plan) : [];
+  const slots = state.slots.map((slot) => slot.entryTime);
   switch (failed) {
     case "category-on-sale":
       return fieldProblem("category", `No ticket category '${line.category}' is on sale (unknown or retired); see GET /ticket-categories.`);
@@ -83,20 +79,22 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
     }
     case "day-room":
       // On a timed day only the daily limit is short: no slot to offer instead.
-      return soldOut(Math.max(0, (plan?.capacity ?? 0) - state.places.day), plan?.entrySlotMinutes === undefined ? undefined : []);
+      return soldOut(state.general.room ?? 0, plan?.entrySlotMinutes === undefined ? undefined : []);
     case "slot-room": {
       const entryTime = line.ticketType === "general" ? line.entryTime! : "";
-      const slotsNow = generalAvailability(state, now).entrySlots ?? [];
+      const slotsNow = generalAvailability(state).entrySlots ?? [];
       const available = slotsNow.find((slot) => slot.entryTime === entryTime)?.available ?? 0;
       return soldOut(available, nearestSlotsWithRoom(slotsNow, entryTime, ahead.slot + 1));
     }
+    case "event-on-sale":
+      // Only a late confirmation meets it: a new sale's date was checked against the clock first.
+      return fieldProblem("ticketDate", `Tickets for ${date} are no longer sold: the day is over.`);
     case "event-on-date":
       // Cancelled, or lost the date, since the sale read it.
       return eventNotFound(line.ticketType === "event" ? line.eventId : "");
     case "event-room": {
       const event = state.events.find((e) => line.ticketType === "event" && e.eventId === line.eventId);
-      const taken = event ? (state.places.events.get(event.eventId) ?? 0) : 0;
-      return soldOut(Math.max(0, (event?.capacity ?? 0) - taken));
+      return soldOut(event?.room ?? 0);
     }
   }
 }
@@ -121,7 +119,7 @@ export async function explainRefusal(
   const evaluated = lines.map((line, i) =>
     batch.add(selectConditions(db, conditionsOf(line, now, ahead[i]!, companionCategoriesOf(lines, i)))),
   );
-  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date)]));
+  const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date, now)]));
   await batch.run();
   if (held && !held.value) return { claimLost: true };
   return {

@@ -14,16 +14,10 @@ import { sqlNowShiftedSeconds } from "../platform/sql";
 import { insertOrder, isDuplicateReference } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import {
-  alignOrderHold,
-  insertTicket,
-  orderHoldEnd,
-  type TicketColumns,
-  ticketExists,
-  ticketsWritten,
-  withRecordedPrices,
-} from "../tickets/statements";
-import { checkLine, eventIdsOf, linePrice, readActiveEvents } from "./checks";
+import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
+import type { TicketColumns } from "../tickets/statements/rows";
+import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
+import { checkLine, linePrice, readEventsForSale } from "./checks";
 import { allOf, companionCategoriesOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
 import { newConfirmationCode } from "./confirmation-code";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
@@ -215,7 +209,7 @@ async function checkAndWrite<Answer>(
   answer: SaleAnswer<Answer>,
 ): Promise<Written<Answer>> {
   const { lines } = request;
-  const events = await readActiveEvents(db, eventIdsOf(lines));
+  const events = await readEventsForSale(db, lines);
   const checks = lines.map((line) => checkLine(line, { today: context.museumNow.today, events }));
   const refused = requestRefusal(
     checks.map((check) =>

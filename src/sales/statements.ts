@@ -1,10 +1,10 @@
 // The orders feature's table (orders): every statement on it, and the read
 // fragments other features may put in theirs. An order's tickets, prices and
-// refunds are the tickets feature's (tickets/statements.ts).
+// refunds are the tickets feature's (tickets/statements/).
 import sql, { raw, type Sql } from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import { sqlShiftedSeconds } from "../platform/sql";
-import { orderHoldLive, orderLacksEmail } from "../tickets/statements";
+import { orderHoldLive, orderLacksEmail } from "../tickets/statements/holds";
 
 /** What the table records of an order's state; `expired` is no state of its own (tickets' hold_until decides it). */
 export type RecordedOrderStatus = "held" | "confirmed" | "released";
@@ -64,7 +64,7 @@ export type HoldStateRow = { order: OrderRow | null; live: boolean; lacksEmail: 
 /**
  * The order `orderId` sold by `seller` (null: by anyone) and its held
  * tickets' state, by the same conditions a confirmation's write requires
- * (tickets/statements.ts): its hold live, a ticket without the buyer's
+ * (tickets/statements/): its hold live, a ticket without the buyer's
  * e-mail. One row.
  */
 export function selectHoldState(db: Db, orderId: string, seller: string | null): Step<HoldStateRow> {

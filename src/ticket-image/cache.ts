@@ -44,6 +44,7 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
  * First level: this isolate's memory, at most 256 images for 10 minutes each
  * (keyed by ETag, so an entry is never stale; the time bound only returns the
  * memory of images nobody asks for, and a later fetch finds the edge cache).
+ * @internal (for tests)
  */
 export const IMAGE_MEMORY_TTL_MS = 10 * 60_000;
 const memory = new TtlCache<PngBytes>({ maxEntries: 256, ttlMs: IMAGE_MEMORY_TTL_MS });

@@ -5,7 +5,8 @@ import { readFresh } from "../platform/fresh-read";
 import { ticketNotFound } from "../tickets/problems";
 import { loadTicketImage, matchesIfNoneMatch, ticketImageEtag } from "./cache";
 import { lookUpTicketForImage, type TicketImageLookup } from "./lookup";
-import { codeKeysOf, codeSignerAt } from "./code-keys";
+import { codeSignerAt } from "./code-keys";
+import { need } from "../configuration";
 import type * as routes from "./routes";
 
 /** The 409 of a ticket that was never sold, so has no image and no code: held, or its hold ended. */
@@ -39,7 +40,7 @@ export const getTicketCode: AppRouteHandler<typeof routes.getTicketCode> = async
   if (found.state !== "sold") throw notSold(ticketId, found.state);
   const { ticket } = found;
 
-  const signer = codeSignerAt(codeKeysOf(c.env), new Date());
+  const signer = codeSignerAt(need(c.var.config, "codeKeys").codeKeys, new Date());
   const etag = await ticketImageEtag(ticket, signer);
   // Kiosks may keep the image but must revalidate it, so a cancellation shows.
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };

@@ -9,34 +9,18 @@ import * as routes from "./routes";
 
 export const ticketImageRouter = createRouter().openapi(routes.getTicketCode, handlers.getTicketCode);
 
-export {
-  signingKeysFromEnv,
-  signingKeysOf,
-  signingKeysProblem,
-  signTicketToken,
-  verifyTicketToken,
-  type SigningKey,
-  type SigningKeys,
-  type VerifiedTicketToken,
-} from "./legacy-token";
-export { MAX_CODE_LENGTH, looksLikeTicketCode, signTicketCode, verifyTicketCode, type TicketCodeClaims, type TicketToSign } from "./token";
-export {
-  codeKeysFromEnv,
-  codeKeysOf,
-  codeKeysProblem,
-  codeSignerAt,
-  publicKeySet,
-  type CodeKeySet,
-  type CodeSigner,
-  type PublicCodeKey,
-} from "./code-keys";
+export { verifyTicketToken } from "./legacy-token";
+export { looksLikeTicketCode, verifyTicketCode } from "./token";
+export { codeSignerAt, publicKeySet, type CodeSigner } from "./code-keys";
+export { prerenderSoldTickets } from "./cache";
+/** @internal (for tests, which import the feature's parts from here too) */
+export { signTicketToken } from "./legacy-token";
+/** @internal (for tests) */
+export { MAX_CODE_LENGTH, signTicketCode, type TicketToSign } from "./token";
+/** @internal (for tests) */
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
-export { renderTicketPng, ensureResvg, type PngBytes } from "./render";
-export {
-  IMAGE_MEMORY_TTL_MS,
-  loadTicketImage,
-  matchesIfNoneMatch,
-  prerenderSoldTickets,
-  ticketImageEtag,
-} from "./cache";
+/** @internal (for tests) */
+export { ensureResvg, renderTicketPng } from "./render";
+/** @internal (for tests) */
+export { IMAGE_MEMORY_TTL_MS, loadTicketImage, ticketImageEtag } from "./cache";
 export { forgetTicketLookups } from "./lookup";

@@ -16,14 +16,9 @@
  * Every character is in the QR alphanumeric set (`0-9 A-Z . `), the token is
  * 69–76 characters, and it names the ticket only: never e-mail, phone or name.
  */
-import { notConfigured } from "../http/problem";
+import { SIGNING_KEY_ID_PATTERN, type SigningKeys } from "../configuration/signing-keys";
 import { toHex } from "../platform/crypto";
-import { log } from "../platform/log";
-import { oncePerEnv } from "../platform/once-per-env";
 import type { TicketType } from "../tickets/schemas";
-
-export type SigningKey = { id: string; secret: string };
-export type SigningKeys = { current: SigningKey; previous?: SigningKey[] };
 
 export type VerifiedTicketToken = {
   ticketId: string;
@@ -33,12 +28,6 @@ export type VerifiedTicketToken = {
 };
 
 const TOKEN_VERSION = "MT1";
-/** Key ids: short, and inside the QR alphanumeric set. */
-const KEY_ID_PATTERN = /^[0-9A-Z]{1,8}$/;
-/** Secrets shorter than this are refused (32 characters: at least 128 bits even as hex). */
-const MIN_SECRET_LENGTH = 32;
-/** Key id used when TICKET_SIGNING_KEY_ID is not set. */
-const DEFAULT_KEY_ID = "K1";
 /**
  * The longest well-formed token (an 8-character key id).
  * @internal (for tests)
@@ -55,90 +44,6 @@ const encoder = new TextEncoder();
 
 // ---------------------------------------------------------------------------
 // Keys
-
-type KeyEnv = {
-  TICKET_SIGNING_KEY?: string;
-  TICKET_SIGNING_KEY_ID?: string;
-  TICKET_SIGNING_KEYS_PREVIOUS?: string;
-};
-
-/**
- * Reads the signing keys from the Worker's environment.
- *
- * - `TICKET_SIGNING_KEY` (secret, required): at least 32 characters.
- * - `TICKET_SIGNING_KEY_ID` (optional, default `K1`): 1–8 of `0-9 A-Z`.
- * - `TICKET_SIGNING_KEYS_PREVIOUS` (secret, optional): keys that still verify but
- *   no longer sign, as `KID:secret` pairs separated by commas, e.g. `K0:…,KA:…`.
- *
- * Throws an Error naming the variable (never its value) when something is wrong.
- */
-export function signingKeysFromEnv(env: KeyEnv): SigningKeys {
-  const secret = env.TICKET_SIGNING_KEY?.trim();
-  if (!secret) {
-    throw new Error(
-      "TICKET_SIGNING_KEY is not set: ticket QR codes cannot be signed. " +
-        "Set it with `wrangler secret put TICKET_SIGNING_KEY` (locally in .dev.vars, see .dev.vars.example).",
-    );
-  }
-  checkSecret("TICKET_SIGNING_KEY", secret);
-  const id = env.TICKET_SIGNING_KEY_ID?.trim() || DEFAULT_KEY_ID;
-  checkKeyId("TICKET_SIGNING_KEY_ID", id);
-
-  const previous: SigningKey[] = [];
-  const list = env.TICKET_SIGNING_KEYS_PREVIOUS?.trim();
-  if (list) {
-    for (const [index, entry] of list.split(",").entries()) {
-      const item = entry.trim();
-      if (item === "") continue;
-      const colon = item.indexOf(":");
-      const where = `TICKET_SIGNING_KEYS_PREVIOUS entry ${index + 1}`;
-      if (colon < 0) throw new Error(`${where} is not of the form KID:secret.`);
-      const prevId = item.slice(0, colon).trim();
-      const prevSecret = item.slice(colon + 1).trim();
-      checkKeyId(where, prevId);
-      checkSecret(where, prevSecret);
-      if (prevId === id || previous.some((k) => k.id === prevId)) {
-        throw new Error(`${where}: key id ${prevId} is used twice; every key needs its own id.`);
-      }
-      previous.push({ id: prevId, secret: prevSecret });
-    }
-  }
-  return previous.length > 0 ? { current: { id, secret }, previous } : { current: { id, secret } };
-}
-
-const keysOrError = oncePerEnv(signingKeysFromEnv);
-
-/**
- * The signing keys of the Worker's environment, parsed once per env object.
- * Missing or malformed: a 503 problem that names no secret (the log and
- * /healthz name the variable), thrown before anything is written.
- */
-export function signingKeysOf(env: KeyEnv): SigningKeys {
-  const parsed = keysOrError(env);
-  if (parsed instanceof Error) {
-    log.error("ticket signing keys are not configured", { reason: parsed.message });
-    throw notConfigured("Ticket codes cannot be signed or checked right now.");
-  }
-  return parsed;
-}
-
-/** Why the signing keys cannot be used (naming the variable, never its value), or null when they can. */
-export function signingKeysProblem(env: KeyEnv): string | null {
-  const parsed = keysOrError(env);
-  return parsed instanceof Error ? parsed.message : null;
-}
-
-function checkKeyId(where: string, id: string): void {
-  if (!KEY_ID_PATTERN.test(id)) {
-    throw new Error(`${where}: the key id must be 1–8 characters of 0-9 and A-Z (upper case).`);
-  }
-}
-
-function checkSecret(where: string, secret: string): void {
-  if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`${where}: the secret is shorter than ${MIN_SECRET_LENGTH} characters.`);
-  }
-}
 
 // One imported CryptoKey per secret, per isolate.
 const keyCache = new Map<string, Promise<CryptoKey>>();
@@ -240,7 +145,7 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 // ---------------------------------------------------------------------------
 // Sign and verify
 
-/** Signs a token for the ticket with the current key. Throws on a malformed ticket. */
+/** Signs a token for the ticket with the current key. Throws on a malformed ticket. @internal (for tests) */
 export async function signTicketToken(
   ticket: { ticketId: string; ticketType: TicketType; ticketDate: string },
   keys: SigningKeys,
@@ -254,7 +159,7 @@ export async function signTicketToken(
     throw new Error("signTicketToken: ticketDate is not a YYYY-MM-DD calendar date.");
   }
   const { id, secret } = keys.current;
-  if (!KEY_ID_PATTERN.test(id)) throw new Error("signTicketToken: the key id must be 1–8 of 0-9 A-Z.");
+  if (!SIGNING_KEY_ID_PATTERN.test(id)) throw new Error("signTicketToken: the key id must be 1–8 of 0-9 A-Z.");
 
   const type = ticket.ticketType === "general" ? "G" : "E";
   const body = `${TOKEN_VERSION}.${id}.${type}${date[1]}${date[2]}${date[3]}.${base32Encode(uuidToBytes(ticket.ticketId))}`;

@@ -6,7 +6,7 @@ import type { IsoDate } from "../platform/dates";
 import { TtlCache } from "../platform/ttl-cache";
 import { sellerScope } from "../tickets/access";
 import type { TicketType } from "../tickets/schemas";
-import { selectTicket, type TicketRow } from "../tickets/statements";
+import { selectTicket, type TicketRow } from "../tickets/statements/rows";
 import { type SaleState, saleStateOf } from "../tickets/status";
 
 /** What the image of a sold ticket shows; never the buyer's contact details. */

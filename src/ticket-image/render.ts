@@ -15,7 +15,7 @@ export type PngBytes = Uint8Array<ArrayBuffer>;
 
 let ready: Promise<void> | undefined;
 
-/** Instantiates resvg's wasm once per isolate (a second initWasm throws "Already initialized"). */
+/** Instantiates resvg's wasm once per isolate (a second initWasm throws "Already initialized"). @internal (for tests) */
 export function ensureResvg(): Promise<void> {
   ready ??= initWasm(resvgWasm).catch((error: unknown) => {
     ready = undefined;

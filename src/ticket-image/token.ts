@@ -19,12 +19,14 @@ import {
   type TicketCodeClaims as VerifiedClaims,
 } from "museum-api-client/gate";
 import type { TicketType } from "../tickets/schemas";
-import type { CodeKeySet, CodeSigner } from "./code-keys";
+import type { CodeKeySet } from "../configuration/code-keys";
+import type { CodeSigner } from "./code-keys";
 
+/** @internal (for tests) */
 export { MAX_CODE_LENGTH } from "museum-api-client/gate";
 
 /** What a code says: exactly what a gate needs to judge it. */
-export type TicketCodeClaims = Omit<VerifiedClaims, "kid">;
+type TicketCodeClaims = Omit<VerifiedClaims, "kid">;
 
 /** The ticket as signing needs it. */
 export type TicketToSign = {

@@ -3,7 +3,7 @@
 // (admission/) share, and the one cursor both speak.
 import { z } from "@hono/zod-openapi";
 import { type Db, runStep } from "../platform/batch";
-import { type RevocationFilter, type RevocationRow, selectRevocations } from "./statements";
+import { type RevocationFilter, type RevocationRow, selectRevocations } from "./statements/revocations";
 
 /** The most entries a page of a feed holds. */
 const FEED_PAGE_SIZE = 1000;

@@ -1,29 +1,15 @@
 // How sold tickets follow other features' changes (an event deleted, an
-// event's dates changed, a day closed): the tickets' part of the change's batch.
-import sql from "sql-template-tag";
+// event's dates changed, a day closed): the tickets' part of the change's
+// batch, which the events and the hours are handed (app.ts).
+import sql, { type Sql } from "sql-template-tag";
+import type { EventTickets } from "../events/followers";
+import type { HoursTickets } from "../hours/followers";
+import { planField } from "../hours/statements";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
-import { type Batch, type Db, runStep } from "../platform/batch";
-import { forgetTicketLookups } from "../ticket-image";
-import {
-  anyTicket,
-  cancelTickets,
-  countTicketsByDate,
-  type PlaceLimit,
-  placesOverLimit,
-  selectPlacesOverLimit,
-  strandedBy,
-  type TicketCause,
-} from "./statements";
-
-
-/** The tickets' part of a change, once added to its batch. */
-export type TicketsPart = {
-  /**
-   * Waits for the batch's run; either way this isolate then looks tickets up
-   * afresh (an image prints the event's name and the cancelled state).
-   */
-  settle(run: Promise<void>): Promise<void>;
-};
+import { type Batch, type BatchPart, type Db, runStep } from "../platform/batch";
+import type { IsoDate } from "../platform/dates";
+import { type PlaceLimit, placesOverLimit, selectPlacesOverLimit } from "./statements/places";
+import { anyTicket, cancelTickets, countTicketsByDate, strandedBy, type TicketCause } from "./statements/schedule";
 
 /** The 409 naming the tickets a change would strand, or null when it strands none (any more). */
 async function strandedProblem(db: Db, stranded: Parameters<typeof countTicketsByDate>[1]): Promise<ProblemError | null> {
@@ -44,9 +30,9 @@ async function strandedProblem(db: Db, stranded: Parameters<typeof countTicketsB
  * statements (the event still reads as active, the dates are still there):
  * the cancellation of the tickets it strands, always for a deleted event and
  * with `cancelTickets` otherwise; else a guard that undoes the batch when it
- * would strand any (the 409).
+ * would strand any (the 409). Once the batch ran, or failed, `changed` runs.
  */
-export function followTickets(batch: Batch, cause: TicketCause): TicketsPart {
+function followTickets(batch: Batch, cause: TicketCause, changed: () => void): BatchPart {
   const stranded = strandedBy(cause);
   if (stranded !== null) {
     if (cause.kind === "event-deleted" || cause.cancelTickets) batch.add(cancelTickets(batch.db, stranded, cause));
@@ -57,7 +43,7 @@ export function followTickets(batch: Batch, cause: TicketCause): TicketsPart {
       try {
         await run;
       } finally {
-        forgetTicketLookups();
+        changed();
       }
     },
   };
@@ -88,8 +74,36 @@ async function belowSoldProblem(db: Db, limits: PlaceLimit[]): Promise<ProblemEr
  * undone when a limit is below what is already taken (the 409
  * capacity-below-sold). Cancelling tickets never makes room for a lower limit.
  */
-export function guardPlaces(batch: Batch, limits: PlaceLimit[]): void {
+function guardPlaces(batch: Batch, limits: PlaceLimit[]): void {
   if (limits.length === 0) return;
   const violated = limits.map(placesOverLimit).reduce((a, b) => sql`${a} OR ${b}`);
   batch.guard(violated, () => belowSoldProblem(batch.db, limits));
+}
+
+/** The day's and the slots' limits of `planOn(date)` (JSON, NULL: none), from `from` (to `until`) on. */
+function generalLimits(planOn: (date: Sql) => Sql, from: IsoDate, until?: IsoDate): PlaceLimit[] {
+  return [
+    { scope: "day", from, until, limit: (date) => planField(planOn(date), "capacity") },
+    { scope: "slot", from, until, limit: (date) => planField(planOn(date), "slotCapacity") },
+  ];
+}
+
+/**
+ * The tickets' part in the changes of events and of the hours. `changed`
+ * runs after each such change's batch, whether it ran or not (app.ts: this
+ * isolate then looks tickets up afresh, as an image prints the event's name
+ * and the cancelled state).
+ */
+export function ticketsFollowing(changed: () => void): { events: EventTickets; hours: HoursTickets } {
+  return {
+    events: {
+      follow: (batch, cause) => followTickets(batch, cause, changed),
+      guardCapacity: (batch, eventId, from, capacity) =>
+        guardPlaces(batch, [{ scope: "event", ref: eventId, from, limit: () => sql`${capacity}` }]),
+    },
+    hours: {
+      follow: (batch, cause) => followTickets(batch, cause, changed),
+      guardLimits: (batch, planOn, from, until) => guardPlaces(batch, generalLimits(planOn, from, until)),
+    },
+  };
 }

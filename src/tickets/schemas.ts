@@ -97,6 +97,9 @@ export const CancelSourceSchema = z
       "Who cancelled the ticket: the box office, the museum by a change (which refunds the full price), or a hold that ran out or was released (refund 0: nothing was paid).",
   });
 
+/** Who cancelled a ticket: the box office, a change by the museum, or a hold that ran out or was released. */
+export type CancelSource = z.infer<typeof CancelSourceSchema>;
+
 /** The account that cancelled a ticket at the box office. */
 export const CancelledBySchema = z
   .string()

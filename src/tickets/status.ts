@@ -4,7 +4,7 @@ import { type Db, runStep } from "../platform/batch";
 import { amountOf } from "../platform/money";
 import { sellerScope } from "./access";
 import type { TicketStatus } from "./schemas";
-import { selectTicket, selectTicketByConfirmationCode, type TicketRow } from "./statements";
+import { selectTicket, selectTicketByConfirmationCode, type TicketRow } from "./statements/rows";
 
 /** What names a ticket in the API's answers about it (its status, its admission). */
 export function ticketFacts(row: TicketRow) {

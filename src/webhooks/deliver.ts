@@ -23,8 +23,8 @@ import { log } from "../platform/log";
 import { type DeliveryMessage } from "./outbox";
 import { runStep } from "../platform/batch";
 import { type AttemptOutcome, recordAttempt, selectDeliveryWork } from "./statements";
-import { openSecret, type SealingKeys, signatureHeader } from "./signing";
-import { type Settings, settingsOf } from "../settings";
+import { openSecret, signatureHeader } from "./signing";
+import type { Configuration } from "../configuration";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** How long a batch waits for one subscriber's answer before leaving the attempt to finish in the background. */
@@ -34,8 +34,6 @@ const BACKOFF_FACTOR = 3;
 /** The longest delay a Queue message can be retried with. */
 const MAX_DELAY_SECONDS = 43_200;
 const USER_AGENT = "museum-api-webhooks/1";
-
-export type ConsumerEnv = SealingKeys & { DB: D1Database };
 
 /** Seconds before the attempt after `attempt` (1-based): base × 3^(attempt-1), plus up to 25 % jitter. */
 function retryDelaySeconds(attempt: number, baseSeconds: number, random = Math.random()): number {
@@ -71,14 +69,15 @@ function outcomeOf(responseStatus: number | null, attempt: number, maxAttempts: 
 
 type Background = Pick<ExecutionContext, "waitUntil">;
 
-async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, settings: Settings, ctx: Background) {
+async function deliverOne(message: Message<DeliveryMessage>, db: D1Database, config: Configuration, ctx: Background) {
+  const { settings } = config;
   const { deliveryId } = message.body;
-  const work = await runStep(selectDeliveryWork(env.DB, deliveryId));
+  const work = await runStep(selectDeliveryWork(db, deliveryId));
   if (!work || work.deleted_at !== null || work.status === "delivered" || work.status === "failed") {
     message.ack();
     return;
   }
-  const secret = await openSecret(env, work.webhook_id, { sealed: work.secret_sealed, keyId: work.secret_key_id });
+  const secret = await openSecret(config.sealingKeys, work.webhook_id, { sealed: work.secret_sealed, keyId: work.secret_key_id });
   // The payload is JSON as SQLite writes it (a price reads `60.0`); sent as JavaScript writes it, as GET does.
   const body = JSON.stringify(JSON.parse(work.payload));
   const timestamp = Math.floor(Date.now() / 1000);
@@ -94,7 +93,7 @@ async function deliverOne(message: Message<DeliveryMessage>, env: ConsumerEnv, s
     body,
   ).then(async (responseStatus) => {
     const outcome = outcomeOf(responseStatus, attempt, settings.WEBHOOK_MAX_ATTEMPTS, retryInSeconds);
-    const recorded = await runStep(recordAttempt(env.DB, deliveryId, work.attempts, outcome));
+    const recorded = await runStep(recordAttempt(db, deliveryId, work.attempts, outcome));
     log.info("webhook delivery attempt", { deliveryId, webhookId: work.webhook_id, attempt, responseStatus, status: outcome.status });
     return { outcome, recorded };
   });
@@ -118,14 +117,18 @@ function logUnexpected(deliveryId: string | undefined, error: unknown): void {
   });
 }
 
-export async function deliverBatch(batch: MessageBatch<DeliveryMessage>, env: ConsumerEnv, ctx: Background): Promise<void> {
-  const settings = settingsOf(env);
+export async function deliverBatch(
+  batch: MessageBatch<DeliveryMessage>,
+  db: D1Database,
+  config: Configuration,
+  ctx: Background,
+): Promise<void> {
   await Promise.all(
     batch.messages.map((message) =>
-      deliverOne(message, env, settings, ctx).catch((error: unknown) => {
+      deliverOne(message, db, config, ctx).catch((error: unknown) => {
         // After max_retries the message goes to the DLQ.
         logUnexpected(message.body?.deliveryId, error);
-        message.retry({ delaySeconds: settings.WEBHOOK_RETRY_BASE_SECONDS });
+        message.retry({ delaySeconds: config.settings.WEBHOOK_RETRY_BASE_SECONDS });
       }),
     ),
   );

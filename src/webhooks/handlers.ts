@@ -3,7 +3,7 @@ import type * as routes from "./routes";
 import * as subscriptions from "./subscriptions";
 
 export const createWebhook: AppRouteHandler<typeof routes.createWebhook> = async (c) => {
-  const created = await subscriptions.createSubscription(c.var.db, c.env, c.req.valid("json"));
+  const created = await subscriptions.createSubscription(c.var.db, c.var.config, c.req.valid("json"));
   c.header("Location", `${new URL(c.req.url).pathname}/${created.webhookId}`);
   return c.json(created, 201);
 };

@@ -9,7 +9,7 @@
 import { runStep } from "../platform/batch";
 import { log } from "../platform/log";
 import { markResent, selectUnattemptedDeliveries } from "./statements";
-import { settingsOf } from "../settings";
+import type { Configuration } from "../configuration";
 
 /** A Queue message: one delivery, by id (the row in D1 holds the rest). */
 export type DeliveryMessage = { deliveryId: string };
@@ -51,9 +51,11 @@ async function enqueueDeliveries(queue: Queue, deliveryIds: string[]): Promise<s
  * were last handed to the Queue, and notes when (so each is re-sent at most
  * once per grace period); returns how many were sent.
  */
-export async function sweepUnsentDeliveries(env: OutboxEnv): Promise<number> {
-  const sweepGraceSeconds = settingsOf(env).WEBHOOK_SWEEP_GRACE_SECONDS;
-  const ids = await runStep(selectUnattemptedDeliveries(env.DB, sweepGraceSeconds, SWEEP_LIMIT));
+export async function sweepUnsentDeliveries(
+  env: OutboxEnv,
+  settings: Pick<Configuration["settings"], "WEBHOOK_SWEEP_GRACE_SECONDS">,
+): Promise<number> {
+  const ids = await runStep(selectUnattemptedDeliveries(env.DB, settings.WEBHOOK_SWEEP_GRACE_SECONDS, SWEEP_LIMIT));
   const resent = await enqueueDeliveries(env.WEBHOOK_QUEUE, ids);
   if (resent.length > 0) await runStep(markResent(env.DB, resent));
   return resent.length;

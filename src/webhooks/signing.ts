@@ -11,17 +11,13 @@
  * - `webhook-signature` is `v1,` + base64 HMAC-SHA256 of
  *   `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes.
  */
+import type { SealingKeys } from "../configuration";
 import { fromBase64, toBase64, toHex } from "../platform/crypto";
 
 const SECRET_PREFIX = "whsec_";
 const SECRET_BYTES = 32;
 const IV_BYTES = 12;
 const encoder = new TextEncoder();
-
-export type SealingKeys = {
-  WEBHOOK_SECRET_KEY: string;
-  WEBHOOK_SECRET_KEY_PREVIOUS?: string;
-};
 
 export type SealedSecret = { sealed: string; keyId: string };
 

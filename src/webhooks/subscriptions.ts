@@ -6,11 +6,9 @@ import { validationProblem } from "../http/errors";
 import { ProblemError } from "../http/problem";
 import * as statements from "./statements";
 import type { CreateWebhookRequest, Webhook, WebhookDelivery } from "./schemas";
-import { generateSecret, sealSecret, type SealingKeys } from "./signing";
+import { generateSecret, sealSecret } from "./signing";
 import { checkWebhookUrl } from "./url-rules";
-import { settingsOf } from "../settings";
-
-export type SubscriptionEnv = SealingKeys;
+import type { Configuration } from "../configuration";
 
 function toWebhook(row: statements.SubscriptionRow): Webhook {
   return {
@@ -28,14 +26,14 @@ export function webhookNotFound(webhookId: string) {
 /** Creates a subscription; its secret is returned here and nowhere else. */
 export async function createSubscription(
   db: Db,
-  env: SubscriptionEnv,
+  config: Pick<Configuration, "settings" | "sealingKeys">,
   input: CreateWebhookRequest,
 ): Promise<Webhook & { secret: string }> {
-  const verdict = checkWebhookUrl(input.url, { allowLoopback: settingsOf(env).WEBHOOK_ALLOW_LOOPBACK });
+  const verdict = checkWebhookUrl(input.url, { allowLoopback: config.settings.WEBHOOK_ALLOW_LOOPBACK });
   if (!verdict.ok) throw validationProblem([{ path: "url", message: verdict.reason }]);
   const webhookId = crypto.randomUUID();
   const secret = generateSecret();
-  const sealed = await sealSecret(env, webhookId, secret);
+  const sealed = await sealSecret(config.sealingKeys, webhookId, secret);
   const row = await runStep(statements.insertSubscription(db, {
     webhookId,
     url: verdict.url,

@@ -399,7 +399,7 @@ describe("GET /admissions/summary", () => {
   });
 
   it("finds a day's tickets by one index (query plan)", async () => {
-    const { attendanceQuery } = await import("../../src/tickets/statements");
+    const { attendanceQuery } = await import("../../src/tickets/statements/admission");
     const query = attendanceQuery("2091-03-05");
     const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.values).all<{ detail: string }>();
     const plan = results.map((r) => r.detail).join("\n");

@@ -4,14 +4,14 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkTicketCode, type GateConfig, type GateKeySet } from "museum-api-client/gate";
-import { codeKeysOf, codeSignerAt, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
+import { codeSignerAt, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
 import { useClock } from "../support/clock";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { clearD1Faults, firedD1Faults, injectD1Faults } from "../support/d1-faults";
 import { api, expectProblem } from "../support/helpers";
 import { decodeQrPng } from "../support/qr-decode";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
-import { legacyCodeOf, ticketCodeOf } from "../support/ticket-codes";
+import { legacyCodeOf, ticketCodeOf, workerCodeKeys } from "../support/ticket-codes";
 import { buy, cancel, createEvent, order, type OrderResponse, type PurchaseResponse } from "../tickets/fixtures";
 import { resultsOf, scanOf, upload } from "./offline-helpers";
 
@@ -64,7 +64,7 @@ describe("codes at the gate", () => {
     const ticket = await sold({ ticketType: "general", ticketDate: "2031-03-04" });
     const code = await imageCode(ticket.ticketId);
     expect(code.split(".")).toHaveLength(3);
-    expect(await verifyTicketCode(code, codeKeysOf(env))).toMatchObject({ tid: ticket.ticketId, typ: "general", cat: "adult", kid: "T1" });
+    expect(await verifyTicketCode(code, workerCodeKeys())).toMatchObject({ tid: ticket.ticketId, typ: "general", cat: "adult", kid: "T1" });
     expect((await scan(code)).status).toBe(201);
   });
 
@@ -150,7 +150,7 @@ describe("codes at the gate", () => {
     const held = await order({ holdMinutes: 15, tickets: [{ ticketType: "general", ticketDate: "2031-03-04" }] });
     expect(held.status).toBe(201);
     const heldTicket = ((await held.json()) as OrderResponse).tickets[0]!;
-    const heldCode = await signTicketCode({ ...heldTicket, category: "adult" }, codeSignerAt(codeKeysOf(env), new Date()));
+    const heldCode = await signTicketCode({ ...heldTicket, category: "adult" }, codeSignerAt(workerCodeKeys(), new Date()));
 
     expect((await expectProblem(await scan(heldCode), 422)).type).toBe("/problems/invalid-ticket-code");
     const results = await resultsOf(await upload([scanOf(code), scanOf(heldCode)]));

@@ -1,6 +1,7 @@
 // The import rules of src/ (docs/architecture.md, "Imports"), checked on the
-// import statements of every module: no cycles, and every import between
-// units is one this file allows. The sources are read at build time by Vite
+// import statements of every module: no cycles (between modules, and between
+// units: no two features import each other), and every import between units
+// is one this file allows. The sources are read at build time by Vite
 // (`import.meta.glob` with `?raw`), since workerd has no file system.
 import { describe, expect, it } from "vitest";
 
@@ -11,7 +12,8 @@ const modules = new Map(Object.entries(SOURCES).map(([path, source]) => [path.re
 
 /**
  * The unit a module belongs to: its folder under src/ (a feature, `http`,
- * `platform`, `middleware`), or the file itself at the top (`app.ts`, `index.ts`, `env.ts`).
+ * `platform`, `middleware`, `configuration`), or the file itself at the top
+ * (`app.ts`, `index.ts`, `env.ts`).
  */
 function unitOf(module: string): string {
   return module.includes("/") ? module.slice(0, module.indexOf("/")) : module;
@@ -25,34 +27,36 @@ function unitOf(module: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   "types": [],
   "platform": [],
-  "accounts": ["env.ts", "settings.ts", "platform"],
-  "env.ts": ["accounts/schemas.ts", "platform/batch.ts"],
-  // The Worker's settings, parsed once: any unit may read them (the museum's clock in its time zone too).
-  "settings.ts": ["platform/dates.ts"],
+  // The Worker's settings and secrets, parsed once: any unit may read them (the
+  // museum's clock in its time zone too); what has no default is refused with a 503.
+  "configuration": ["platform", "http/problem.ts"],
+  "accounts": ["env.ts", "configuration", "platform"],
+  "env.ts": ["accounts/schemas.ts", "configuration", "platform/batch.ts"],
   "http": ["env.ts", "platform"],
-  "middleware": ["env.ts", "settings.ts", "platform", "http", "accounts"],
+  "middleware": ["env.ts", "configuration", "platform", "http", "accounts"],
   // Idempotency-Keys: any feature's write may be made safe to retry with one.
   "idempotency": ["platform", "http"],
   // Ticket categories and their prices: what a sale prices a line by; its
   // routes are a feature's (validation, problems, roles).
   "categories": ["env.ts", "platform", "http", "middleware"],
-  // A closure's batch carries the tickets' part (tickets/follow.ts).
-  "hours": ["env.ts", "settings.ts", "platform", "http", "middleware", "tickets/follow.ts"],
+  // A change's batch carries the tickets' part, handed in by app.ts (hours/followers.ts).
+  "hours": ["env.ts", "configuration", "platform", "http", "middleware"],
   // The ticket itself (its row, status, places and what schedule changes do
   // to it) puts the events' and the hours' read fragments in its statements,
-  // and makes this isolate forget the ticket images it remembers when tickets change.
+  // and takes its part in their changes (their followers.ts).
   "tickets": [
-    "env.ts", "settings.ts", "platform", "http", "middleware",
-    "hours/statements.ts", "events/statements.ts", "events/schemas.ts", "ticket-image/index.ts",
+    "env.ts", "configuration", "platform", "http", "middleware",
+    "hours/statements.ts", "hours/followers.ts", "events/statements.ts", "events/schemas.ts", "events/followers.ts",
     "categories/statements.ts",
   ],
   // Sales (tickets, orders, availability) write tickets through the tickets'
   // builders, under the sale's conditions; the image is pre-rendered after a sale.
   "sales": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
     "hours/calendar.ts", "hours/statements.ts",
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
-    "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
+    "tickets/statements/sale.ts", "tickets/statements/holds.ts", "tickets/statements/places.ts", "tickets/statements/rows.ts",
+    "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
     "ticket-image/index.ts",
     // A line's category: its price, whether it is on sale, and whether it needs a companion.
     "categories/schemas.ts", "categories/statements.ts",
@@ -60,14 +64,15 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The image of a ticket, for whoever may see the ticket, and only once it is sold.
   "ticket-image": [
     "env.ts", "platform", "http", "middleware",
-    "tickets/statements.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/status.ts",
+    "tickets/statements/rows.ts", "tickets/schemas.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/status.ts",
   ],
   // Admission checks a code's signature (ticket-image) and writes the admission;
   // the gate's configuration reads the hours and the category names.
   "admission": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
     "hours/calendar.ts", "hours/statements.ts", "categories/statements.ts", "events/statements.ts", "events/schemas.ts",
-    "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts",
+    "tickets/statements/admission.ts", "tickets/statements/rows.ts",
+    "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts",
     // The gates' revocation feed reads the tickets' revocation log through its one reader and cursor.
     "tickets/feed.ts",
     "ticket-image/index.ts",
@@ -75,25 +80,26 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The box office gives back what sales sold, while it could still be sold
   // (the sale's own condition), a ticket or a whole order.
   "box-office": [
-    "env.ts", "settings.ts", "platform", "http", "middleware", "idempotency",
-    "tickets/statements.ts", "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts",
-    "tickets/access.ts", "tickets/currency.ts",
+    "env.ts", "configuration", "platform", "http", "middleware", "idempotency",
+    "tickets/statements/cancellation.ts", "tickets/statements/rows.ts",
+    "tickets/schemas.ts", "tickets/status.ts", "tickets/problems.ts", "tickets/access.ts", "tickets/currency.ts",
     // The cancellations feed reads the tickets' revocation log through its one reader and cursor.
     "tickets/feed.ts",
     "sales/conditions.ts", "sales/orders.ts", "sales/schemas.ts", "sales/statements.ts",
     "ticket-image/index.ts",
   ],
   // Webhooks never read events: the events service hands the outbox the event's payload fragment.
-  "webhooks": ["env.ts", "settings.ts", "platform", "http", "middleware"],
-  // An event change's batch carries the tickets' part and the outbox's deliveries.
+  "webhooks": ["env.ts", "configuration", "platform", "http", "middleware"],
+  // An event change's batch carries the tickets' part (handed in by app.ts:
+  // events/followers.ts) and the outbox's deliveries.
   "events": [
-    "env.ts", "settings.ts", "platform", "http", "middleware",
-    "tickets/follow.ts", "webhooks/statements.ts", "webhooks/outbox.ts",
+    "env.ts", "configuration", "platform", "http", "middleware",
+    "webhooks/statements.ts", "webhooks/outbox.ts",
     // An event's prices per category name active categories.
     "categories/schemas.ts", "categories/statements.ts",
   ],
-  // Health reports whether the signing keys a sale needs are set.
-  "health": ["env.ts", "settings.ts", "platform", "http", "ticket-image/index.ts"],
+  // Health reports whether what a sale needs of the configuration is set.
+  "health": ["env.ts", "configuration", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
     "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
@@ -101,7 +107,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [
-    "app.ts", "settings.ts", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
+    "app.ts", "configuration", "platform", "accounts/login-failures.ts", "idempotency/keys.ts",
     "webhooks/deliver.ts", "webhooks/outbox.ts",
   ],
 };
@@ -164,6 +170,17 @@ function cycles(graph: Map<string, string[]>): string[] {
   return found;
 }
 
+/** The units' graph: which units each unit's modules import (imports inside a unit left out). */
+function unitGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const units = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const edges = units.get(unitOf(from)) ?? new Set<string>();
+    for (const to of targets) if (unitOf(to) !== unitOf(from)) edges.add(unitOf(to));
+    units.set(unitOf(from), edges);
+  }
+  return new Map([...units].map(([unit, edges]) => [unit, [...edges].sort()]));
+}
+
 const DECLARATION = /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|type|interface|enum)\s+([A-Za-z0-9_$]+)/gm;
 
 /**
@@ -189,12 +206,16 @@ describe("the import graph of src/", () => {
 
   it("was read (every unit is known)", () => {
     expect(graph.size).toBeGreaterThan(40);
-    expect(graph.get("sales/sell.ts")).toContain("tickets/statements.ts");
+    expect(graph.get("sales/sell.ts")).toContain("tickets/statements/sale.ts");
     expect([...graph.keys()].map(unitOf).filter((unit) => !(unit in MAY_IMPORT))).toEqual([]);
   });
 
   it("has no cycles", () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("has no cycles between units: no two features import each other, even through a third", () => {
+    expect(cycles(unitGraph(graph))).toEqual([]);
   });
 
   it("has no import against the layers and feature entry points", () => {
@@ -211,13 +232,24 @@ describe("the checks themselves", () => {
 
   it("find a cycle, a back-edge into another feature's statements, and an import of app.ts", () => {
     const bad = graphOf({
-      "events/handlers.ts": 'import { x } from "../tickets/statements";\nimport * as app from "../app";',
-      "tickets/statements.ts": 'import { y } from "./status";',
-      "tickets/status.ts": 'import { z } from "./statements";',
+      "events/handlers.ts": 'import { x } from "../tickets/statements/rows";\nimport * as app from "../app";',
+      "tickets/statements/rows.ts": 'import { y } from "../status";',
+      "tickets/status.ts": 'import { z } from "./statements/rows";',
       "app.ts": "",
     });
-    expect(cycles(bad)).toEqual(["tickets/statements.ts → tickets/status.ts → tickets/statements.ts"]);
-    expect(forbiddenImports(bad)).toEqual(["events/handlers.ts → tickets/statements.ts", "events/handlers.ts → app.ts"]);
+    expect(cycles(bad)).toEqual(["tickets/statements/rows.ts → tickets/status.ts → tickets/statements/rows.ts"]);
+    expect(forbiddenImports(bad)).toEqual(["events/handlers.ts → tickets/statements/rows.ts", "events/handlers.ts → app.ts"]);
+  });
+
+  it("find two features that import each other, module cycle or not", () => {
+    const bad = graphOf({
+      "events/service.ts": 'import { x } from "../tickets/follow";',
+      "tickets/follow.ts": "",
+      "tickets/statements/rows.ts": 'import { y } from "../../events/statements";',
+      "events/statements.ts": "",
+    });
+    expect(cycles(bad)).toEqual([]);
+    expect(cycles(unitGraph(bad))).toEqual(["events → tickets → events"]);
   });
 
   it("find a name exported twice, but not an operation's route and handler", () => {

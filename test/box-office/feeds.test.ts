@@ -5,7 +5,7 @@
 // and cursors a client tampered with.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { importTickets } from "../../src/tickets/statements";
+import { importTickets } from "../../src/tickets/statements/sale";
 import { runStep } from "../../src/platform/batch";
 import { type AccountKey, ACCOUNTS, api, expectProblem, expectValidationError, plusDays, todayInZone } from "../support/helpers";
 import { buy, cancel, createEvent, order, type OrderResponse, type PurchaseResponse, type TicketStatusJson } from "../tickets/fixtures";

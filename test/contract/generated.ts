@@ -21,7 +21,7 @@ export type Operation = {
 export type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
 /** Requests per operation. */
-export const SAMPLES = 20;
+const SAMPLES = 20;
 const BODY_LIMIT_BYTES = 16 * 1024;
 /**
  * One client address for every request of this file: its logins are then
@@ -74,7 +74,7 @@ const INVISIBLE_POOL = [..."\u200b\u200d\u00ad\u2060\ufeff\u3164\u{e0041}"];
 const UNICODE_POOL = [...VISIBLE_POOL, ...VISIBLE_POOL, ...VISIBLE_POOL, ...VISIBLE_POOL, ...VISIBLE_POOL, ...VISIBLE_POOL, ...INVISIBLE_POOL];
 
 /** A small seeded generator (mulberry32), so that every run sends the same requests. */
-export function seededRandom(seed: number) {
+function seededRandom(seed: number) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -216,7 +216,7 @@ function descriptions(schema: unknown, seen = new Set<string>()): string[] {
 }
 
 /** What the document says about an operation: its description, its parameters' and its body's. */
-export function documentation(operation: Operation): string {
+function documentation(operation: Operation): string {
   return [
     operation.description ?? "",
     ...(operation.parameters ?? []).map((p) => p.description ?? ""),
@@ -224,7 +224,7 @@ export function documentation(operation: Operation): string {
   ].join("\n");
 }
 
-export type Sent = { operationId: string; method: string; path: string; body?: unknown };
+type Sent = { operationId: string; method: string; path: string; body?: unknown };
 
 export function operations(): { method: string; path: string; operation: Operation; body?: Schema }[] {
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -252,7 +252,7 @@ export function send(method: string, url: string, body?: unknown): Promise<Respo
 const describeSent = (sent: Sent) => `${sent.operationId} ${sent.method} ${sent.path} ${JSON.stringify(sent.body) ?? ""}`.slice(0, 600);
 
 /** The refusal of a schema-valid request that the document does not state, or null. */
-export async function unstatedRefusal(sent: Sent, res: Response, docs: string): Promise<string | null> {
+async function unstatedRefusal(sent: Sent, res: Response, docs: string): Promise<string | null> {
   if ([200, 201, 204, 404, 409, 422].includes(res.status)) return null;
   const text = await res.text();
   if (res.status === 413) {
@@ -268,7 +268,7 @@ export async function unstatedRefusal(sent: Sent, res: Response, docs: string): 
 }
 
 /** A schema-invalid request that was not refused with a validation problem, or null. */
-export async function unrefused(sent: Sent, res: Response): Promise<string | null> {
+async function unrefused(sent: Sent, res: Response): Promise<string | null> {
   if (res.status === 413 && new TextEncoder().encode(JSON.stringify(sent.body)).length > BODY_LIMIT_BYTES) return null;
   const problem = res.status === 400 ? ((await res.json()) as Problem) : null;
   return problem?.type === "/problems/validation-error" && (problem.errors ?? []).length > 0 ? null : `${res.status}, not a 400, for schema-invalid ${describeSent(sent)}`;

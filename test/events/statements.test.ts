@@ -8,16 +8,20 @@ import type { CreateSpecialEventRequest, UpdateSpecialEventRequest } from "../..
 import { cancelEvent, createEvent, findEvent, listEvents, updateEvent } from "../../src/events/service";
 import { eventPayload, eventsInWindowQuery } from "../../src/events/statements";
 import type { Db } from "../../src/platform/batch";
+import { forgetTicketLookups } from "../../src/ticket-image";
+import { ticketsFollowing } from "../../src/tickets/follow";
 import { uniqueName, yearAllocator } from "../support/helpers";
 
 const nextYear = yearAllocator(4000);
+// The tickets' part of an event change, as app.ts hands it to the events.
+const tickets = ticketsFollowing(forgetTicketLookups).events;
 
 const insertSpecialEvent = async (db: Db, event: CreateSpecialEventRequest) => (await createEvent(db, event)).event;
 const findSpecialEvent = findEvent;
-const cancelSpecialEvent = (db: Parameters<typeof cancelEvent>[0], eventId: string) => cancelEvent(db, eventId, "2000-01-01");
+const cancelSpecialEvent = (db: Parameters<typeof cancelEvent>[0], eventId: string) => cancelEvent(db, eventId, "2000-01-01", tickets);
 const listSpecialEventsInWindow = listEvents;
 const writeSpecialEventChanges = async (db: Db, eventId: string, changes: UpdateSpecialEventRequest) =>
-  (await updateEvent(db, eventId, changes, { cancelTickets: false, today: "2000-01-01" }))?.event ?? null;
+  (await updateEvent(db, eventId, changes, { cancelTickets: false, today: "2000-01-01" }, tickets))?.event ?? null;
 
 function input(overrides: Partial<CreateSpecialEventRequest> = {}): CreateSpecialEventRequest {
   return {

@@ -2,6 +2,8 @@
 // field in `errors[].path`, and nothing written to the database.
 import { beforeAll, describe, expect, it } from "vitest";
 import { specialEventsRouter } from "../../src/events";
+import { forgetTicketLookups } from "../../src/ticket-image";
+import { ticketsFollowing } from "../../src/tickets/follow";
 import {
   api,
   createEvent,
@@ -277,7 +279,7 @@ describe("the OpenAPI document announces the limits the validator enforces", () 
   it("names, locations, descriptions, dates and prices", async () => {
     // The events router's own document (the same schemas that validate), so
     // that this file tests the events resource alone.
-    const doc = specialEventsRouter.getOpenAPI31Document({
+    const doc = specialEventsRouter(ticketsFollowing(forgetTicketLookups).events).getOpenAPI31Document({
       openapi: "3.1.0",
       info: { title: "events", version: "test" },
     }) as unknown as {

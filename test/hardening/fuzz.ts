@@ -26,10 +26,10 @@ import { expect } from "vitest";
 import worker from "../../src/index";
 import { authHeader, basic, dumpDatabase, streamOf, type AccountKey } from "../support/helpers";
 
-export const DEFAULT_SEED = 20260507;
-export const DEFAULT_RUNS = 300;
-export const SEED = /^\d+$/.test(env.FUZZ_SEED) ? Number(env.FUZZ_SEED) : DEFAULT_SEED;
-export const RUNS = /^\d+$/.test(env.FUZZ_RUNS) ? Number(env.FUZZ_RUNS) : DEFAULT_RUNS;
+const DEFAULT_SEED = 20260507;
+const DEFAULT_RUNS = 300;
+const SEED = /^\d+$/.test(env.FUZZ_SEED) ? Number(env.FUZZ_SEED) : DEFAULT_SEED;
+const RUNS = /^\d+$/.test(env.FUZZ_RUNS) ? Number(env.FUZZ_RUNS) : DEFAULT_RUNS;
 /** Per-test time limit for a property (the default 5 s is far too short). */
 export const PROPERTY_TIMEOUT_MS = 240_000;
 
@@ -54,7 +54,7 @@ export type FuzzRequest = {
 // Strings
 
 /** Values that have broken services before. */
-export const ODD_STRINGS = [
+const ODD_STRINGS = [
   "",
   " ",
   "\u0000",
@@ -113,7 +113,7 @@ const oddChar = fc
 /** Short text of awkward characters (the kind a name field may legitimately hold, and some it may not). */
 export const oddText = fc.string({ unit: oddChar, minLength: 1, maxLength: 30 });
 
-export const hugeString = fc
+const hugeString = fc
   .tuple(fc.constantFrom("a", "é", "😀", "\uD800", "\u0000", " "), fc.integer({ min: 201, max: 6000 }))
   .map(([ch, n]) => ch.repeat(n));
 
@@ -135,7 +135,7 @@ export const oddNumber = fc.oneof(
 const scalar: fc.Arbitrary<unknown> = fc.oneof(oddString, oddNumber, fc.boolean(), fc.constant(null));
 
 /** Anything JSON can say, weighted towards values near a field's type. */
-export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
+const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: scalar },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.array(scalar, { maxLength: 6 }) },
@@ -143,7 +143,7 @@ export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A field: mostly a plausible value, often something else entirely. */
-export function field<T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
+function field<T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 2, arbitrary: anyJson });
 }
 
@@ -151,7 +151,7 @@ export function field<T>(plausible: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
  * A body built from a model of the operation's fields (each maybe missing,
  * maybe mistyped), sometimes with unknown or hostile keys, sometimes any JSON.
  */
-export function jsonObject(model: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
+function jsonObject(model: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<unknown> {
   const fields = Object.fromEntries(Object.entries(model).map(([key, arb]) => [key, field(arb)]));
   const record = fc.record(fields, { requiredKeys: [] });
   const extra = fc.dictionary(fc.oneof(fc.constantFrom("eventId", "ticketId", "__proto__", "constructor", "id", "status"), oddString), anyJson, {
@@ -263,7 +263,7 @@ export function uuidLike(known: () => string[], knownWeight = 3): fc.Arbitrary<s
 const encoder = new TextEncoder();
 
 /** Percent-encodes every byte of the UTF-8 form that is not unreserved (lone surrogates become U+FFFD, as in any client). */
-export function encode(text: string): string {
+function encode(text: string): string {
   let out = "";
   for (const byte of encoder.encode(text)) {
     const ch = String.fromCharCode(byte);
@@ -431,7 +431,7 @@ export function requests(
 }
 
 /** Every table but the login throttle's counter (a refused login is meant to write it). */
-export function snapshot(): Promise<string> {
+function snapshot(): Promise<string> {
   return dumpDatabase({ except: ["login_failures"] });
 }
 

@@ -5,7 +5,7 @@
 // the races.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, todayInZone, statusCounts, testDays } from "../support/helpers";
+import { type AccountKey, api, dumpDatabase, expectProblem, expectValidationError, plusDays, todayInZone, statusCounts, testDays } from "../support/helpers";
 import { useClock } from "../support/clock";
 import { buy, cancel, createEvent, order } from "../tickets/fixtures";
 
@@ -278,6 +278,25 @@ describe("expiry", () => {
     const before = await dumpDatabase();
     const refused = await expectProblem(await confirm(tooLate.orderId, { email: "buyer@example.com" }), 409);
     expect(refused).toMatchObject({ type: "/problems/hold-expired", available: 0 });
+    expect(await dumpDatabase()).toBe(before);
+  });
+
+  it("a late confirmation after the ticket's day is refused: an event ticket's as a general one's", async () => {
+    const date = await openDay();
+    const eventId = await createEvent([date], { capacity: 5 });
+    const orders = [];
+    for (const ticket of [{ ticketType: "event", eventId, ticketDate: date }, line(date)]) {
+      const res = await order({ holdMinutes: 15, tickets: [ticket] });
+      expect(res.status, await res.clone().text()).toBe(201);
+      orders.push((await res.json()) as OrderJson);
+    }
+    for (const held of orders) await expire(held.orderId);
+    useClock(`${plusDays(date, 1)}T17:00:00Z`); // noon the next day in New York
+    const before = await dumpDatabase();
+    for (const held of orders) {
+      const refused = await expectProblem(await confirm(held.orderId, { email: "buyer@example.com" }), 409);
+      expect(refused).toMatchObject({ type: "/problems/hold-expired", available: 0 });
+    }
     expect(await dumpDatabase()).toBe(before);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The test worker's D1 seam (test/worker.ts hands the app a D1 binding
+ * The test worker's D1 seam (test/support/worker.ts hands the app a D1 binding
  * wrapped by `withD1Faults`):
  * - makes D1 fail on purpose, to prove how the service behaves when its
  *   database does (docs/hardening.md, "Fault injection"); nothing fails
@@ -8,13 +8,13 @@
  *   order concurrent requests;
  * - counts D1 round trips (every statement call and every batch that
  *   reaches D1), for the budgets of test/performance/round-trips.test.ts;
- *   the bench's distance bundle (bench/distance-worker.ts) delays each one.
+ *   the bench's distance bundle (bench/distance-worker.mjs) delays each one.
  * None of this is in src/, so the deployed bundle holds none of it
  * (scripts/check-bundle.mjs).
  */
 import type { Db } from "../../src/platform/batch";
 
-export type D1Operation = "prepare" | "run" | "first" | "all" | "raw" | "batch";
+type D1Operation = "prepare" | "run" | "first" | "all" | "raw" | "batch";
 
 export type D1Fault = {
   /** The kind of call that fails. */
@@ -46,7 +46,7 @@ export type D1Fault = {
 };
 
 /** A D1-shaped error, as D1 reports an unavailable database. */
-export const D1_NETWORK_LOST = "D1_ERROR: Network connection lost.";
+const D1_NETWORK_LOST = "D1_ERROR: Network connection lost.";
 
 // Violates museum_weekly_hours' CHECK (day_of_week BETWEEN 0 AND 6).
 const FAILING_STATEMENT =

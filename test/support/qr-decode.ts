@@ -8,14 +8,9 @@ useZxingWasm(zxingWasm as unknown as WebAssembly.Module);
 
 export {
   PNG_SIGNATURE,
-  QR_DECODERS,
   RECEIPT_WIDTH,
   decodeQrPng,
   pngToRgba,
-  readTicketCode,
   readWithZxingDetails,
   readingsOf,
-  scaleBilinear,
-  type DecodedImage,
-  type QrReading,
 } from "../../tools/lib/ticket-qr.mjs";

@@ -2,13 +2,20 @@
 // signing key), signed here without drawing the image, and the earlier kind
 // (HMAC, `MT1.…`) of tickets sold before the Ed25519 codes came in.
 import { env } from "cloudflare:workers";
-import { codeKeysOf, codeSignerAt, signingKeysFromEnv, signTicketCode, signTicketToken, type TicketToSign } from "../../src/ticket-image";
+import { type CodeKeySet, configurationOf, need } from "../../src/configuration";
+import { signingKeysFromEnv } from "../../src/configuration/signing-keys";
+import { codeSignerAt, signTicketCode, signTicketToken, type TicketToSign } from "../../src/ticket-image";
 import { runStep } from "../../src/platform/batch";
-import { selectTicket } from "../../src/tickets/statements";
+import { selectTicket } from "../../src/tickets/statements/rows";
+
+/** The code keys of the tests' Worker (TICKET_CODE_KEYS of vitest.config.ts), as its configuration reads them. */
+export function workerCodeKeys(): CodeKeySet {
+  return need(configurationOf(env), "codeKeys").codeKeys;
+}
 
 /** The Ed25519 code of these facts, as an image signed now would carry it (a ticket this database may not hold). */
 export function codeFor(ticket: TicketToSign): Promise<string> {
-  return signTicketCode(ticket, codeSignerAt(codeKeysOf(env), new Date()));
+  return signTicketCode(ticket, codeSignerAt(workerCodeKeys(), new Date()));
 }
 
 /** The Ed25519 code the image of the stored ticket `ticketId` carries. */

@@ -7,8 +7,12 @@
  * has been returned, so work after the response (the webhook outbox's send
  * and its D1 write) is never counted as the request's own
  * (`roundTripsAtLastResponse`), and a request that waited for its own send
- * would never finish. Test-only code stays out of src/ and the bundle.
+ * would never finish. Like the runtime, it hands every request the same env
+ * object while the settings stay the same, so the Worker parses its
+ * configuration once per `setTestVars` as it does once per isolate in
+ * production. Test-only code stays out of src/ and the bundle.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import worker from "../../src/index";
 import { d1RoundTrips, withD1Faults } from "./d1-faults";
 
@@ -19,6 +23,8 @@ type Vars = {
   TICKET_SIGNING_KEY?: string | undefined;
   TICKET_CODE_KEYS?: string | undefined;
   CURRENCY?: string | undefined;
+  /** A plain setting as a typo might leave it (test/configuration.test.ts). */
+  ADMISSION_EARLY_MINUTES?: string;
 };
 
 let overrides: Vars = {};
@@ -41,18 +47,33 @@ export function roundTripsAtLastResponse(): number {
   return atLastResponse;
 }
 
-/** `queue` whose sends start only once the request's response has been returned (`responded`). */
-function sendingAfter(queue: Queue, responded: Promise<void>): Queue {
+/** Settles once the response of the request being handled (whose work this is) has been returned. */
+const responded = new AsyncLocalStorage<Promise<void>>();
+
+/** `queue` whose sends start only once the sending request's response has been returned. */
+function sendingAfterResponse(queue: Queue): Queue {
+  const response = () => responded.getStore() ?? Promise.resolve();
   return {
     send: async (...args: Parameters<Queue["send"]>) => {
-      await responded;
+      await response();
       return queue.send(...args);
     },
     sendBatch: async (...args: Parameters<Queue["sendBatch"]>) => {
-      await responded;
+      await response();
       return queue.sendBatch(...args);
     },
   } as Queue;
+}
+
+let testEnv: { of: Env; overrides: Vars; env: object } | undefined;
+
+/** The env the Worker is given: one object per runtime env and `setTestVars` call. */
+function testEnvOf(env: Env): object {
+  if (testEnv === undefined || testEnv.of !== env || testEnv.overrides !== overrides) {
+    const withOverrides = { ...env, ...overrides, DB: withD1Faults(env.DB), WEBHOOK_QUEUE: sendingAfterResponse(env.WEBHOOK_QUEUE) };
+    testEnv = { of: env, overrides, env: withOverrides };
+  }
+  return testEnv.env;
 }
 
 function trackingWaitUntil(ctx: ExecutionContext): ExecutionContext {
@@ -68,14 +89,14 @@ function trackingWaitUntil(ctx: ExecutionContext): ExecutionContext {
   } as ExecutionContext;
 }
 
+/** @public (the Worker the tests run: vitest.config.ts `main`) */
 export default {
   ...worker,
   async fetch(request, env, ctx) {
     let respond!: () => void;
-    const responded = new Promise<void>((resolve) => (respond = resolve));
-    const testEnv = { ...env, ...overrides, DB: withD1Faults(env.DB), WEBHOOK_QUEUE: sendingAfter(env.WEBHOOK_QUEUE, responded) };
+    const response = new Promise<void>((resolve) => (respond = resolve));
     try {
-      return await worker.fetch(request, testEnv, trackingWaitUntil(ctx));
+      return await responded.run(response, () => worker.fetch(request, testEnvOf(env), trackingWaitUntil(ctx)));
     } finally {
       atLastResponse = d1RoundTrips();
       respond();

@@ -4,7 +4,8 @@
 // picture updates these digests together with TICKET_IMAGE_LAYOUT_VERSION.
 import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/platform/crypto";
-import { TICKET_IMAGE_LAYOUT_VERSION, codeKeysFromEnv, codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
+import { codeKeysFromEnv } from "../../src/configuration/code-keys";
+import { TICKET_IMAGE_LAYOUT_VERSION, codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { EVENT_TICKET, GENERAL_TICKET, type SampleTicket } from "./fixtures";
 

@@ -1,19 +1,8 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
 import { MAX_CODE_LENGTH, TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg as buildSvg, type TicketImageInput } from "../../src/ticket-image";
-import {
-  CARD,
-  MUSEUM_NAME,
-  buildTicketQr,
-  cardText,
-  cleanText,
-  ellipsize,
-  escapeXml,
-  formatTicketDate,
-  textWidth,
-  wrapText,
-  type TextStyle,
-} from "../../src/ticket-image/card";
+import { CARD, MUSEUM_NAME, buildTicketQr, cardText } from "../../src/ticket-image/card";
+import { cleanText, ellipsize, escapeXml, formatTicketDate, textWidth, wrapText, type TextStyle } from "../../src/ticket-image/card-text";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 /** An event ticket's code, as long as a usual one (309 characters). */

@@ -1,6 +1,7 @@
 // A ticket image's ETag (and so its edge-cache key) follows the key that signs its code.
 import { describe, expect, it } from "vitest";
-import { codeKeysFromEnv, codeSignerAt, ticketImageEtag } from "../../src/ticket-image";
+import { codeKeysFromEnv } from "../../src/configuration/code-keys";
+import { codeSignerAt, ticketImageEtag } from "../../src/ticket-image";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 
 const [T1, T2] = TEST_CODE_KEYS as [(typeof TEST_CODE_KEYS)[0], (typeof TEST_CODE_KEYS)[0]];

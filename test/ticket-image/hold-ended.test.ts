@@ -6,11 +6,11 @@
 // these tests move hold_until into the past through env.DB).
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { codeKeysOf, verifyTicketCode } from "../../src/ticket-image";
+import { verifyTicketCode } from "../../src/ticket-image";
 import { type AccountKey, api, expectProblem, plusDays, testDays } from "../support/helpers";
 import { decodeQrPng } from "../support/qr-decode";
 import { countRenders } from "../support/render-count";
-import { ticketCodeOf } from "../support/ticket-codes";
+import { ticketCodeOf, workerCodeKeys } from "../support/ticket-codes";
 import { setTestVars, settleWaitUntil } from "../support/worker";
 import { cancel, createEvent, order, type OrderResponse } from "../tickets/fixtures";
 import { resultsOf, scanOf, upload } from "../admission/offline-helpers";
@@ -158,7 +158,7 @@ describe("GET /tickets/{ticketId}/qr of a ticket whose hold ended", () => {
       const res = await image(ticket.ticketId);
       expect(res.status).toBe(200);
       const code = decodeQrPng(new Uint8Array(await res.arrayBuffer()))?.data;
-      expect(await verifyTicketCode(code!, codeKeysOf(env))).toMatchObject({ tid: ticket.ticketId });
+      expect(await verifyTicketCode(code!, workerCodeKeys())).toMatchObject({ tid: ticket.ticketId });
     }
   });
 

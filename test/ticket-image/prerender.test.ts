@@ -6,7 +6,6 @@ import {
   loadTicketImage,
   prerenderSoldTickets,
   renderTicketPng,
-  codeKeysOf,
   codeSignerAt,
   signTicketCode,
   ticketImageEtag,
@@ -16,6 +15,7 @@ import { useClock } from "../support/clock";
 import { ACCOUNTS, api } from "../support/helpers";
 import { countRenders } from "../support/render-count";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
+import { workerCodeKeys } from "../support/ticket-codes";
 import { setTestVars, settleWaitUntil } from "../support/worker";
 import { buy, createEvent, order, type OrderResponse, type PurchaseResponse } from "../tickets/fixtures";
 
@@ -52,7 +52,7 @@ async function storedTicket(ticketId: string): Promise<TicketForImage> {
 /** What a render from the stored ticket, with nothing cached, gives: its ETag and its PNG. */
 async function freshRender(ticketId: string) {
   const ticket = await storedTicket(ticketId);
-  const signer = codeSignerAt(codeKeysOf(env), new Date());
+  const signer = codeSignerAt(workerCodeKeys(), new Date());
   return { etag: await ticketImageEtag(ticket, signer), png: await renderTicketPng(ticket, await signTicketCode(ticket, signer)) };
 }
 
@@ -102,7 +102,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     await ensureResvg();
     const counter = countRenders();
-    const prerendered = prerenderSoldTickets([{ ...body, category: "adult", categoryName: "Adult" }], ACCOUNTS.sales.name, codeSignerAt(codeKeysOf(env), new Date()));
+    const prerendered = prerenderSoldTickets([{ ...body, category: "adult", categoryName: "Adult" }], ACCOUNTS.sales.name, codeSignerAt(workerCodeKeys(), new Date()));
     // Microtasks only (the crypto awaits resolve as such): a render that did not wait for a timer would run here.
     for (let i = 0; i < 1_000; i++) await Promise.resolve();
     expect(counter.renders).toBe(0);
@@ -114,7 +114,7 @@ describe('PRERENDER_TICKET_IMAGES = "true"', () => {
     setTestVars({ PRERENDER_TICKET_IMAGES: "false" });
     const { body } = await sell({ ticketType: "general", ticketDate: "2026-12-02" });
     const ticket = await storedTicket(body.ticketId);
-    const signer = codeSignerAt(codeKeysOf(env), new Date());
+    const signer = codeSignerAt(workerCodeKeys(), new Date());
     const etag = await ticketImageEtag(ticket, signer);
     await ensureResvg();
     const counter = countRenders();

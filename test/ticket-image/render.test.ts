@@ -1,6 +1,7 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
-import { codeKeysFromEnv, codeSignerAt, renderTicketPng, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
+import { codeKeysFromEnv } from "../../src/configuration/code-keys";
+import { codeSignerAt, renderTicketPng, signTicketCode, verifyTicketCode } from "../../src/ticket-image";
 import { CARD } from "../../src/ticket-image/card";
 import { PNG_SIGNATURE, RECEIPT_WIDTH, pngToRgba, readWithZxingDetails, readingsOf } from "../support/qr-decode";
 import { countRenders } from "../support/render-count";

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { IMAGE_MEMORY_TTL_MS, codeKeysOf, verifyTicketCode } from "../../src/ticket-image";
+import { IMAGE_MEMORY_TTL_MS, verifyTicketCode } from "../../src/ticket-image";
+import { workerCodeKeys } from "../support/ticket-codes";
 import { countRenders } from "../support/render-count";
 import { api, expectProblem, expectValidationError } from "../support/helpers";
 import { useClock } from "../support/clock";
@@ -26,7 +27,7 @@ async function scan(res: Response) {
   const png = new Uint8Array(await res.arrayBuffer());
   const token = decodeQrPng(png)?.data;
   expect(token).toBeTruthy();
-  const claims = await verifyTicketCode(token!, codeKeysOf(env));
+  const claims = await verifyTicketCode(token!, workerCodeKeys());
   const verified = claims && { ticketId: claims.tid, ticketType: claims.typ, ticketDate: claims.date, category: claims.cat };
   return { png, token: token!, verified };
 }

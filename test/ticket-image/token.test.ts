@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  signTicketToken,
-  signingKeysFromEnv,
-  verifyTicketToken,
-  type SigningKeys,
-} from "../../src/ticket-image";
+import { signingKeysFromEnv, type SigningKeys } from "../../src/configuration/signing-keys";
+import { signTicketToken, verifyTicketToken } from "../../src/ticket-image";
 import { MAX_TOKEN_LENGTH, base32Decode, base32Encode } from "../../src/ticket-image/legacy-token";
 import { ticketIdOfCode } from "../../tools/lib/ticket-qr.mjs";
 

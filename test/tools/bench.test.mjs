@@ -91,20 +91,20 @@ describe("bench/report.mjs: budgets against a before, and CPU within a function"
   const freshSubject = (label, warm) => ({ label, fresh: { general: [series(warm.general)], event: [series(warm.event)], cancelled: [series(warm.cancelled)], [WARMED_UP]: [series(warm.general)] }, sales: [], pairs: [{ event: 10, cancelled: 10 }] });
   const withBefore = () => ({
     ...results(),
-    renderCost: { renders: 3, warmups: 0, subjects: [{ label: "this checkout", freshMs: 150, warmupMs: [], firstMs: [11, 12, 30], cachedMs: [1] }, { label: "before (main)", freshMs: 150, warmupMs: [], firstMs: [10, 10, 10], cachedMs: [1] }] },
-    freshIsolates: { rounds: 1, renders: 60, subjects: [freshSubject("this checkout", { general: 11, event: 11, cancelled: 12 }), freshSubject("before (main)", { general: 10, event: 10, cancelled: 10 })] },
+    renderCost: { renders: 3, warmups: 0, subjects: [{ label: "this checkout", freshMs: 150, warmupMs: [], firstMs: [11, 13, 30], cachedMs: [1] }, { label: "before (main)", freshMs: 150, warmupMs: [], firstMs: [10, 10, 10], cachedMs: [1] }] },
+    freshIsolates: { rounds: 1, renders: 60, subjects: [freshSubject("this checkout", { general: 11, event: 11, cancelled: 13 }), freshSubject("before (main)", { general: 10, event: 10, cancelled: 10 })] },
     pairs: { "gate, profiled": [{ id: "admit", title: "gate: admit a ticket", requests: 150, isolateSamples: 600, cpuMs: { runtime: 5 }, round: 1, cpuWithin: [{ fn: "verifyTicketCodeWith", what: "verifying a code", budgetMs: 1, samples: 90 }] }] },
   });
   const byId = (checks, id) => checks.filter((c) => c.id === id);
 
-  it("checks each warm render against the before's: the median of the alternated ratios, at most 1.15×", () => {
+  it("checks each warm render against the before's: the median of the alternated ratios, at most 1.25×", () => {
     const checks = checkBudgets(withBefore());
-    // 1.1, 1.2, 3.0: the median, not the mean, of the fetches' ratios.
-    assert.deepEqual(byId(checks, "render-general-against").map((c) => [c.value, c.pass]), [["1.20×", false], ["1.10×", true]]);
+    // 1.1, 1.3, 3.0: the median, not the mean, of the fetches' ratios.
+    assert.deepEqual(byId(checks, "render-general-against").map((c) => [c.value, c.pass]), [["1.30×", false], ["1.10×", true]]);
     assert.deepEqual(byId(checks, "render-event-against").map((c) => [c.value, c.pass]), [["1.10×", true]]);
-    assert.deepEqual(byId(checks, "render-cancelled-against").map((c) => [c.value, c.pass]), [["1.20×", false]]);
+    assert.deepEqual(byId(checks, "render-cancelled-against").map((c) => [c.value, c.pass]), [["1.30×", false]]);
     const markdown = renderMarkdown(withBefore());
-    assert.match(markdown, /Warm renders, this checkout \/ before \(main\), the medians of the alternated ratios: general \(a warm isolate's first renders, fetched in turn\) 1\.20×;/);
+    assert.match(markdown, /Warm renders, this checkout \/ before \(main\), the medians of the alternated ratios: general \(a warm isolate's first renders, fetched in turn\) 1\.30×;/);
   });
 
   it("checks the CPU within a function per request against its budget, and reports it", () => {

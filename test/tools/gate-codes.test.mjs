@@ -37,6 +37,13 @@ const CONFIG = {
     { date: "2026-12-02", timeOpen: "09:00", timeClose: "18:00" },
   ],
 };
+/** The same with timed entry on the 1st (hourly slots), as when the timed ticket was sold. */
+const TIMED_CONFIG = {
+  ...CONFIG,
+  days: CONFIG.days.map((day) =>
+    day.date === "2026-12-01" ? { ...day, entrySlots: ["09:00", "10:00", "11:00", "12:00", "13:00", "14:00", "15:00", "16:00", "17:00"] } : day,
+  ),
+};
 
 const localKeys = parseEnv(readFileSync(join(ROOT, ".dev.vars.example"), "utf8")).TICKET_CODE_KEYS;
 const dir = tempDir("gate-codes-test-");
@@ -49,7 +56,7 @@ before(async () => {
   const outfile = join(dir.path, "codes.mjs");
   await build({
     stdin: {
-      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/ticket-image/code-keys.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/configuration/code-keys.ts"; export * from "./src/ticket-image/code-keys.ts";`,
       resolveDir: ROOT,
       loader: "ts",
     },
@@ -116,7 +123,7 @@ describe("jose verifies the Worker's codes from the JWK Set alone", () => {
 });
 
 describe("the reference verifier (clients/typescript) on the Worker's codes", () => {
-  const check = (code, now, revoked = []) => checkTicketCode({ code, keys: jwks, config: CONFIG, revoked, now: new Date(now) });
+  const check = (code, now, revoked = [], config = CONFIG) => checkTicketCode({ code, keys: jwks, config, revoked, now: new Date(now) });
 
   it("reads the same claims as the Worker (and the tools read the ticket id)", async () => {
     assert.equal(ticketIdOfCode(codes.EVENT), EVENT.ticketId);
@@ -134,8 +141,11 @@ describe("the reference verifier (clients/typescript) on the Worker's codes", ()
     assert.equal((await check(event, "2026-12-02T04:59:00Z")).outcome, "admitted"); // 23:59 on the 1st
     assert.equal((await check(general, "2026-12-02T15:00:00Z")).outcome, "not-valid-today");
     assert.equal((await check(general, "2026-12-01T04:59:00Z")).outcome, "not-valid-today"); // still the 30th in New York
-    assert.equal((await check(timed, "2026-12-01T15:44:00Z")).outcome, "too-early"); // 10:44, entry 11:00
-    assert.equal((await check(timed, "2026-12-01T15:45:00Z")).outcome, "admitted");
+    assert.equal((await check(timed, "2026-12-01T15:44:00Z", [], TIMED_CONFIG)).outcome, "too-early"); // 10:44, entry 11:00
+    assert.equal((await check(timed, "2026-12-01T15:45:00Z", [], TIMED_CONFIG)).outcome, "admitted");
+    assert.equal((await check(timed, "2026-12-01T23:00:00Z", [], TIMED_CONFIG)).outcome, "too-late");
+    // Timed entry turned off for the day: a timed ticket is admitted all day, until closing.
+    assert.equal((await check(timed, "2026-12-01T15:44:00Z")).outcome, "admitted");
     assert.equal((await check(timed, "2026-12-01T23:00:00Z")).outcome, "too-late");
     assert.equal((await check(general, "2026-12-01T15:00:00Z", new Set([GENERAL.ticketId]))).outcome, "revoked");
     // Revoked first: a cancelled ticket is never admitted, whatever its date (as the service's 409).

@@ -121,6 +121,16 @@ describe("preflight checks", () => {
     single(production, "production", /CURRENCY .* is missing/);
   });
 
+  it("finds a setting whose value the Worker would replace by its default, as the Worker's own schema reads it", async () => {
+    const staging = '[env.staging.vars]\nWEBHOOK_ALLOW_LOOPBACK = "false"';
+    const problem = single(await problemsOf(variant([staging, `${staging}\nADMISSION_EARLY_MINUTES = "fifteen"`])), "staging", /ADMISSION_EARLY_MINUTES .* is malformed: the Worker would use its default, "15"/);
+    assert.match(problem.fix, /a whole number from 0 to 240, or remove it/);
+    assert.equal(problem.problem.includes("fifteen"), false);
+    single(await problemsOf(variant(['[vars]\n', '[vars]\nMUSEUM_TIMEZONE = "Mars/Olympus_Mons"\n'])), "production", /MUSEUM_TIMEZONE .* is malformed/);
+    // Left out, a plain setting takes its default: nothing to fix.
+    assert.deepEqual(await problemsOf(variant(['WEBHOOK_ALLOW_LOOPBACK = "false"\nCURRENCY = "USD"\n\n[[queues', 'CURRENCY = "USD"\n\n[[queues'])), []);
+  });
+
   it("reads the newest compatibility date from the installed workerd", () => {
     assert.match(newestCompatibilityDate(), /^\d{4}-\d{2}-\d{2}$/);
   });

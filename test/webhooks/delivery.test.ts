@@ -5,7 +5,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { sweepUnsentDeliveries } from "../../src/webhooks/outbox";
+import { configurationOf } from "../../src/configuration";
+import { type OutboxEnv, sweepUnsentDeliveries } from "../../src/webhooks/outbox";
 import { clearD1Faults, injectD1Faults } from "../support/d1-faults";
 import { api, createEvent, eventBody, type EventJson } from "../support/helpers";
 import {
@@ -26,6 +27,9 @@ import {
 // waits for the outcome (never for a time), so it needs more than 5 s on a busy machine (the full suite runs files side by side).
 vi.setConfig({ testTimeout: 90_000 });
 afterEach(unsubscribeAll);
+
+/** The Cron Trigger's sweep, as the Worker runs it with the configuration of `bindings`. */
+const sweepUnsent = (bindings: OutboxEnv) => sweepUnsentDeliveries(bindings, configurationOf(bindings).settings);
 
 describe("deliveries", () => {
   it("a created event reaches every subscription once, signed, with the body GET returns", async () => {
@@ -182,7 +186,7 @@ describe("nothing is lost", () => {
     expect(row).toMatchObject({ status: "pending", attempts: 0, resent_at: null });
     expect(await receivedBy(url)).toEqual([]);
 
-    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    expect(await sweepUnsent(env)).toBe(1);
     const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
     expect(verifyDelivery(hook.secret, received!)).toMatchObject({ name: body.name });
@@ -195,12 +199,12 @@ describe("nothing is lost", () => {
     const [row] = await deliveryRows("event_id = ?1", event.eventId);
     expect(row).toMatchObject({ webhook_id: hook.webhookId, status: "pending", resent_at: null });
 
-    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    expect(await sweepUnsent(env)).toBe(1);
     const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(verifyDelivery(hook.secret, received!)).toEqual(event);
     // Delivered: a second sweep finds nothing to send, even with no grace period.
     await deliveriesOnceStatus(event.eventId, "delivered");
-    expect(await sweepUnsentDeliveries(env)).toBe(0);
+    expect(await sweepUnsent(env)).toBe(0);
   });
 
   it("a message the Queue accepted but never ran is re-sent once the grace period has passed, once per grace period", async () => {
@@ -216,25 +220,25 @@ describe("nothing is lost", () => {
     const sweep = blackHoleQueue();
     const sweepEnv = { ...env, WEBHOOK_SWEEP_GRACE_SECONDS: "300", WEBHOOK_QUEUE: sweep.queue };
     // Within the grace period the Queue is trusted: nothing is re-sent.
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    expect(await sweepUnsent(sweepEnv)).toBe(0);
     await age(row!.delivery_id, "created_at", 240);
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    expect(await sweepUnsent(sweepEnv)).toBe(0);
 
     await age(row!.delivery_id, "created_at", 70);
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(1);
+    expect(await sweepUnsent(sweepEnv)).toBe(1);
     expect(sweep.sent).toEqual([{ deliveryId: row!.delivery_id }]);
     const [resent] = await deliveryRows("delivery_id = ?1", row!.delivery_id);
     expect(resent!.resent_at).not.toBeNull();
     // Re-sent, so trusted again for a grace period: the next sweeps leave it alone.
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    expect(await sweepUnsent(sweepEnv)).toBe(0);
     await age(row!.delivery_id, "resent_at", 240);
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(0);
+    expect(await sweepUnsent(sweepEnv)).toBe(0);
     await age(row!.delivery_id, "resent_at", 70);
-    expect(await sweepUnsentDeliveries(sweepEnv)).toBe(1);
+    expect(await sweepUnsent(sweepEnv)).toBe(1);
     expect(sweep.sent).toHaveLength(2);
 
     // Through the real Queue at last: delivered once, with the delivery's id.
-    expect(await sweepUnsentDeliveries(env)).toBe(1);
+    expect(await sweepUnsent(env)).toBe(1);
     const [received] = await receivedAtLeastOne(url, "the swept delivery");
     expect(received!.headers["webhook-id"]).toBe(row!.delivery_id);
     expect(verifyDelivery(hook.secret, received!)).toEqual(event);

@@ -6,7 +6,7 @@ import { parseEnv } from "node:util";
 import { log } from "./cli.mjs";
 import { ROOT } from "./wrangler.mjs";
 
-export const DEV_VARS = join(ROOT, ".dev.vars");
+const DEV_VARS = join(ROOT, ".dev.vars");
 const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
 
 /** Creates .dev.vars from .dev.vars.example when it is missing; returns its variables. */

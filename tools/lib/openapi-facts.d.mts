@@ -3,5 +3,4 @@ export type Json = Record<string, any>;
 export declare const HTTP_METHODS: string[];
 export declare function deref(doc: Json, value: Json | undefined): Json | undefined;
 export declare function typeList(facts: Json): string[] | undefined;
-export declare function schemaFacts(doc: Json, schema: Json | undefined, depth?: number): Json;
 export declare function documentFacts(doc: Json): Json;

@@ -85,7 +85,7 @@ function mergeUnion(branches) {
 }
 
 /** The facts of one schema, `$ref`s, `allOf`, `anyOf` and `oneOf` resolved. */
-export function schemaFacts(doc, schema, depth = 0) {
+function schemaFacts(doc, schema, depth = 0) {
   if (depth > 32) throw new Error("schema nested too deep (a $ref cycle?)");
   const resolved = deref(doc, schema) ?? {};
   const own = {};

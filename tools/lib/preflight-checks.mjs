@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { tempDir } from "./process-end.mjs";
+import { srcModules } from "./src-modules.mjs";
 import { ROOT } from "./wrangler.mjs";
 
 /**
@@ -195,23 +196,24 @@ function checkLoopback(environment) {
 }
 
 /**
- * The settings money depends on: the Worker refuses to sell (503) rather than
- * charge a default when one is missing or malformed (src/settings.ts).
+ * The settings of [vars], read by the Worker's own schema
+ * (src/configuration/settings.ts): one the Worker would refuse to sell
+ * without (CURRENCY: 503, never a default), or one whose value it would
+ * replace by its default.
  */
-const MONEY_VARS = {
-  CURRENCY: { pattern: /^[A-Z]{3}$/, example: '"USD"', what: "an ISO 4217 code" },
-};
-
-function checkMoney(environment) {
-  return Object.entries(MONEY_VARS).flatMap(([name, rule]) => {
-    const value = environment.config.vars?.[name];
-    const valid = typeof value === "string" && rule.pattern.test(value.trim()) && !(rule.max < Number(value));
-    if (valid) return [];
-    return [{
-      problem: `${name} in ${table(environment, "vars")} is ${value === undefined ? "missing" : "malformed"}: tickets would not be sold (503 not-configured)`,
-      fix: `set ${name} = ${rule.example} (${rule.what})`,
-    }];
-  });
+function checkSettings(environment) {
+  const { issues } = srcModules({ settings: "./src/configuration/settings.ts" }).settings.parseSettings(environment.config.vars ?? {});
+  return issues.map(({ name, expects, missing, fallback }) =>
+    fallback === null
+      ? {
+          problem: `${name} in ${table(environment, "vars")} is ${missing ? "missing" : "malformed"}: tickets would not be sold (503 not-configured)`,
+          fix: `set ${name} to ${expects}`,
+        }
+      : {
+          problem: `${name} in ${table(environment, "vars")} is malformed: the Worker would use its default, ${JSON.stringify(fallback)}`,
+          fix: `set ${name} to ${expects}, or remove it for the default`,
+        },
+  );
 }
 
 /** A non-production environment that shares production's database or queues. */
@@ -255,7 +257,7 @@ export function checkEnvironments(environments, facts) {
       ...checkSecrets(environment),
       ...checkCrons(environment),
       ...checkLoopback(environment),
-      ...checkMoney(environment),
+      ...checkSettings(environment),
       ...checkSeparation(environment, production),
     ].map((p) => ({ environment: environment.name, ...p })),
   );

@@ -1,61 +1,39 @@
 // The features' statement builders (src/*/statements.ts) for the scripts and
 // the bench, so that a tool writes the database exactly as the Worker does
 // and no table is named in SQL outside its owner (docs/architecture.md).
-// The builders are bundled by esbuild for Node, called with a recording `Db`,
+// The builders are bundled for Node (src-modules.mjs), called with a recording `Db`,
 // and each statement is rendered as SQL text with its values inlined as
 // literals, for `wrangler d1 execute --command/--file` (which binds nothing).
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { tempDir } from "./process-end.mjs";
+import { srcModules } from "./src-modules.mjs";
 import { ROOT } from "./wrangler.mjs";
 
-const require = createRequire(import.meta.url);
-
-/** The statements modules the tools use, by the name they are exported under. */
+/**
+ * The statements modules the tools use, by the name they are exported under
+ * (several modules' exports under one name: the tickets' statements by
+ * concern, or the one file an older checkout has).
+ */
 const MODULES = {
-  accounts: "./src/accounts/statements.ts",
-  categories: "./src/categories/statements.ts",
-  events: "./src/events/statements.ts",
-  hours: "./src/hours/statements.ts",
-  tickets: "./src/tickets/statements.ts",
-  sql: "sql-template-tag",
+  accounts: ["./src/accounts/statements.ts"],
+  categories: ["./src/categories/statements.ts"],
+  events: ["./src/events/statements.ts"],
+  hours: ["./src/hours/statements.ts"],
+  tickets: [
+    "./src/tickets/statements.ts",
+    "./src/tickets/statements/sale.ts",
+    "./src/tickets/statements/places.ts",
+    "./src/tickets/statements/admission.ts",
+  ],
+  sql: ["sql-template-tag"],
 };
-
-const loaded = new Map();
 
 /**
  * The builders: `{ accounts, categories, events, hours, tickets, sql }`, each a module's
  * exports (`sql` is sql-template-tag's, for wrapping a read fragment in a
  * SELECT), of this repository or of another checkout (`root`: the bench's
- * "before"). Bundled once per process and root, synchronously (esbuild's
- * buildSync and a CommonJS bundle), so that callers need not be async.
+ * "before", which may lack a module: its SQL was elsewhere then).
  */
 export function statements(root = ROOT) {
-  if (loaded.has(root)) return loaded.get(root);
-  const { buildSync } = require("esbuild");
-  const dir = tempDir("museum-statements-");
-  const outfile = join(dir.path, "statements.cjs");
-  buildSync({
-    stdin: {
-      // An older checkout may lack a module (its SQL was elsewhere then).
-      contents: Object.entries(MODULES)
-        .filter(([, path]) => !path.startsWith("./") || existsSync(join(root, path)))
-        .map(([name, path]) => `export * as ${name} from ${JSON.stringify(path)};`)
-        .join("\n"),
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    outfile,
-    logLevel: "warning",
-  });
-  loaded.set(root, require(outfile));
-  dir.remove();
-  return loaded.get(root);
+  return srcModules(MODULES, root);
 }
 
 /**

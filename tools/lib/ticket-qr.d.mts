@@ -5,13 +5,10 @@ export type DecodedImage = { width: number; height: number; rgba: Uint8ClampedAr
 export declare function pngToRgba(bytes: Uint8Array | ArrayBuffer): DecodedImage;
 export declare function decodeQrPng(bytes: Uint8Array | ArrayBuffer): (QRCode & { width: number; height: number }) | null;
 export declare const RECEIPT_WIDTH: number;
-export declare function scaleBilinear(image: DecodedImage, width: number): DecodedImage;
-export declare function readWithJsqr(image: DecodedImage): Promise<string | null>;
 export declare function useZxingWasm(module: WebAssembly.Module): void;
 export declare function readWithZxingDetails(image: DecodedImage): Promise<{ text: string; mirrored: boolean } | null>;
-export declare function readWithZxing(image: DecodedImage): Promise<string | null>;
-export declare const QR_DECODERS: { jsQR: typeof readWithJsqr; ZXing: typeof readWithZxing };
-export type QrReading = { decoder: keyof typeof QR_DECODERS; width: number; text: string | null };
+/** What one decoder (QR_DECODERS of ticket-qr.mjs) read at one width. */
+export type QrReading = { decoder: "jsQR" | "ZXing"; width: number; text: string | null };
 export declare function readingsOf(pngBytes: Uint8Array | ArrayBuffer): Promise<QrReading[]>;
 export declare function readTicketCode(pngBytes: Uint8Array | ArrayBuffer): Promise<string>;
 export declare function ticketIdOfCode(code: string): string;

@@ -59,7 +59,7 @@ export const RECEIPT_WIDTH = 576;
  * bilinear interpolation between pixel centres, as a printer driver scales a
  * picture to the paper.
  */
-export function scaleBilinear(image, width) {
+function scaleBilinear(image, width) {
   const height = Math.max(1, Math.round((image.height * width) / image.width));
   const rgba = new Uint8ClampedArray(width * height * 4);
   const sx = image.width / width;
@@ -86,7 +86,7 @@ export function scaleBilinear(image, width) {
 }
 
 /** jsQR's reading of the QR code in RGBA pixels: its text, or null. */
-export async function readWithJsqr(image) {
+async function readWithJsqr(image) {
   return jsQR(image.rgba, image.width, image.height, { inversionAttempts: "dontInvert" })?.data ?? null;
 }
 
@@ -127,11 +127,11 @@ export async function readWithZxingDetails(image) {
 }
 
 /** ZXing's reading of the QR code in RGBA pixels: its text, or null. */
-export async function readWithZxing(image) {
+async function readWithZxing(image) {
   return (await readWithZxingDetails(image))?.text ?? null;
 }
 
-export const QR_DECODERS = { jsQR: readWithJsqr, ZXing: readWithZxing };
+const QR_DECODERS = { jsQR: readWithJsqr, ZXing: readWithZxing };
 
 /**
  * Every reading of a ticket PNG's QR code: each decoder (QR_DECODERS) at the

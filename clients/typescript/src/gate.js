@@ -3,8 +3,11 @@
 // (GET /gate/keys, GET /gate/config, GET /gate/revocations). WebCrypto only
 // (Ed25519): browsers, Node 20+, workerd. It cannot know a ticket admitted at
 // another gate: that is the upload's answer (`POST /admissions/offline`).
-// The Worker reads codes with this module too (src/ticket-image/token.ts),
-// so a gate and the service cannot disagree on what a genuine code is.
+// The Worker reads codes (src/ticket-image/token.ts) and the museum's clock
+// (src/platform/dates.ts) with this module too, so a gate and the service
+// cannot disagree on what a genuine code is or what time it is. The day's
+// rules exist twice, as the service's SQL and `checkTicketCode` here:
+// test/admission/gate-rules.test.ts holds the two together.
 
 /** The longest code a gate reads: the service signs 337 characters at most (an event ticket, an 8-character kid, a 20-character category). */
 export const MAX_CODE_LENGTH = 350;
@@ -130,23 +133,33 @@ export function verifyTicketCode(code, keySet) {
   return verifyTicketCodeWith(code, (kid) => importedKey(keySet, kid));
 }
 
-/** The date (`YYYY-MM-DD`) and time (`HH:mm`) of `now` in `timeZone`. */
+// A clock's format by time zone: made once, as making one costs far more than using it.
+const clocks = new Map();
+
+/**
+ * The date (`YYYY-MM-DD`) and time (`HH:mm`) of `now` in `timeZone`: the
+ * museum's clock, the service's too (src/platform/dates.ts reads it here).
+ */
 export function museumNow(timeZone, now) {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-      .formatToParts(now)
-      .map((part) => [part.type, part.value]),
-  );
+  let clock = clocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    clocks.set(timeZone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(now).map((part) => [part.type, part.value]));
   return { today: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
 }
 
 const minutesOf = (time) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 
 /**
- * Judges a scanned code at `now` as the service would:
+ * Judges a scanned code at `now` as the service would, checking in its order
+ * (not genuine, revoked, not today, too late, too early):
  * `{ outcome: "admitted" | "not-valid-today" | "too-early" | "too-late" | "revoked" | "invalid-ticket-code", … }`
  * with the claims (`ticketId`, `ticketType`, `ticketDate`, `category`,
  * `eventId`, `entryTime`) of a genuine code, and `timeClose` when too late.
+ * Too early applies only on a day with timed entry (`entrySlots` in the
+ * config): with timed entry turned off, a timed ticket is admitted all day.
  * `revoked`: the ticket ids of the revocation feed (a Set or any iterable).
  */
 export async function checkTicketCode({ code, keys, config, revoked = [], now = new Date() }) {
@@ -167,7 +180,8 @@ export async function checkTicketCode({ code, keys, config, revoked = [], now = 
   if (ticket.ticketType === "general") {
     const day = config.days.find((d) => d.date === today);
     if (day && time >= day.timeClose) return { outcome: "too-late", ...ticket, timeClose: day.timeClose };
-    if (ticket.entryTime !== undefined && minutesOf(time) + config.admissionEarlyMinutes < minutesOf(ticket.entryTime)) {
+    const timedEntry = day?.entrySlots !== undefined;
+    if (timedEntry && ticket.entryTime !== undefined && minutesOf(time) + config.admissionEarlyMinutes < minutesOf(ticket.entryTime)) {
       return { outcome: "too-early", ...ticket };
     }
   }

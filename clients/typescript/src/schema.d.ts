@@ -1635,7 +1635,7 @@ export interface components {
                  * @example 09:00
                  */
                 timeClose: string;
-                /** @description Timed days: the slots' start times. */
+                /** @description Timed days only: the slots' start times. On a day without them a timed ticket is never too early. */
                 entrySlots?: string[];
             }[];
         };
@@ -4096,7 +4096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`; with `entryTime`), `/problems/too-late` (a general ticket after its day's closing time; with `timeClose`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
+            /** @description `/problems/not-valid-today` (with `ticketDate`), `/problems/too-late` (a general ticket from its day's closing time on; with `timeClose`), `/problems/too-early` (a timed ticket more than ADMISSION_EARLY_MINUTES, 15 by default, before its `entryTime`, on a day with timed entry; with `entryTime`), or `/problems/invalid-ticket-code`: not a genuine code (never says which check failed). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,6 @@ import { cors as honoCors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../env";
-import { settingsOf } from "../../settings";
 
 /** Request headers a browser client (a ticket kiosk) may send. */
 const ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-D1-Bookmark"];
@@ -47,7 +46,7 @@ export const cors = () => {
   let cached: { value: string | undefined; origins: Set<string>; handler: MiddlewareHandler } | undefined;
 
   return createMiddleware<AppEnv>(async (c, next) => {
-    const value = settingsOf(c.env).CORS_ALLOWED_ORIGINS;
+    const value = c.var.config.settings.CORS_ALLOWED_ORIGINS;
     if (!cached || cached.value !== value) {
       const origins = parseAllowedOrigins(value);
       cached = {

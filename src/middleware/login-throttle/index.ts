@@ -5,7 +5,6 @@ import { loginFailurePolicy } from "../../accounts/login-failures";
 import { countLoginAttempt, forgiveLoginAttempt, type LoginWindow } from "../../accounts/statements";
 import { ProblemError } from "../../http/problem";
 import { Batch } from "../../platform/batch";
-import { settingsOf } from "../../settings";
 import { TtlCache } from "../../platform/ttl-cache";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
@@ -86,7 +85,7 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
 export const loginThrottle = (): LoginThrottle => {
   return (c, key) => {
     // LOGIN_FAILURE_BUDGET and LOGIN_FAILURE_WINDOW_SECONDS (wrangler.toml).
-    const policy = loginFailurePolicy(settingsOf(c.env));
+    const policy = loginFailurePolicy(c.var.config.settings);
     const db = c.var.db;
     // The window this attempt was counted in, once it has been (what `forgive` takes it back from).
     let window: LoginWindow | undefined;
