@@ -17,8 +17,8 @@
 //     time in the signed payload), and when the slot is sold out, buy one of
 //     the `availableEntryTimes` offered and read its image's QR code.
 // Every ticket bought has its QR code read as a gate would read it printed:
-// by two decoders, jsQR and ZXing, at the image's size and at receipt width,
-// all four alike (tools/lib/ticket-qr.mjs).
+// by two decoders, jsQR and ZXing, at the image's size and at receipt width
+// (the card's own), all alike (tools/lib/ticket-qr.mjs).
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";

@@ -5,11 +5,11 @@
 //
 //   node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
 //
-// Writes ticket-sample.png (event ticket), ticket-sample-cancelled.png,
-// ticket-sample-general.png and ticket-sample-receipt.png (the event ticket
-// scaled to an 80 mm receipt's 576 dots, as a printer driver would), signed
-// with the documented local development key set (never a production key), and
-// prints each code with its QR version and how both decoders read it.
+// Writes ticket-sample.png (event ticket), ticket-sample-cancelled.png and
+// ticket-sample-general.png (a card is an 80 mm receipt's 576 dots wide: the
+// pictures are what a kiosk prints, dot for dot), signed with the documented
+// local development key set (never a production key), and prints each code
+// with its QR version and how both decoders read it.
 import { build } from "esbuild";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,10 +17,10 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseEnv } from "node:util";
 import { exitOnHelp } from "../tools/lib/cli.mjs";
-import { RECEIPT_WIDTH, pngToRgba, readingsOf, scaleBilinear } from "../tools/lib/ticket-qr.mjs";
+import { readingsOf } from "../tools/lib/ticket-qr.mjs";
 
 exitOnHelp(`usage: node scripts/render-sample-ticket.mjs [outDir]   (default: docs)
-Renders ticket-sample.png, ticket-sample-cancelled.png, ticket-sample-general.png and ticket-sample-receipt.png.`);
+Renders ticket-sample.png, ticket-sample-cancelled.png and ticket-sample-general.png.`);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, process.argv[2] ?? "docs");
@@ -30,7 +30,7 @@ const bundle = join(tmp, "qr.mjs");
 try {
   await build({
     stdin: {
-      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/configuration/code-keys.ts"; export * from "./src/ticket-image/code-keys.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts"; export * from "./src/ticket-image/png.ts";`,
+      contents: `export * from "./src/ticket-image/token.ts"; export * from "./src/configuration/code-keys.ts"; export * from "./src/ticket-image/code-keys.ts"; export * from "./src/ticket-image/card.ts"; export * from "./src/ticket-image/render.ts";`,
       resolveDir: root,
       loader: "ts",
     },
@@ -87,10 +87,6 @@ try {
     const info = qr.buildTicketQr(code);
     console.log(`code ${code} (${code.length} chars): QR version ${info.version}, ${info.moduleCount}×${info.moduleCount} modules of ${qr.CARD.qrModule} px`);
     await write(name, png, code);
-    if (name === "ticket-sample.png") {
-      const receipt = scaleBilinear(pngToRgba(png), RECEIPT_WIDTH);
-      await write("ticket-sample-receipt.png", qr.encodeRgbaPng(receipt.rgba, receipt.width, receipt.height), code);
-    }
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

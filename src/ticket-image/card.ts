@@ -5,25 +5,15 @@
  * fonts, no wasm): render.ts rasterises it, QR code included.
  */
 import QRCode from "qrcode-svg";
-import {
-  ADVANCES_BOLD,
-  ADVANCES_REGULAR,
-  CODE_ADVANCE,
-  CODE_FONT_FAMILY,
-  CODE_POINTS,
-  CODE_UNITS_PER_EM,
-  FONT_FAMILY,
-  MAX_ADVANCE_BOLD,
-  MAX_ADVANCE_REGULAR,
-  UNITS_PER_EM,
-} from "./font-metrics";
+import { cleanText, ellipsize, escapeXml, formatTicketDate, textWidth, wrapText, type TextStyle } from "./card-text";
+import { CODE_FONT_FAMILY, FONT_FAMILY } from "./font-metrics";
 import type { TicketType } from "../tickets/schemas";
 
 /**
  * Bump whenever the image's bytes change (the card's look, or how the PNG is
  * encoded): it is part of the image's ETag, so cached images are replaced.
  */
-export const TICKET_IMAGE_LAYOUT_VERSION = 6;
+export const TICKET_IMAGE_LAYOUT_VERSION = 7;
 
 export type TicketImageInput = {
   ticketId: string;
@@ -47,33 +37,33 @@ export const MUSEUM_NAME = "Redocly Museum";
 /**
  * Card geometry, in pixels (the PNG is rendered at this size).
  *
- * The QR code is drawn at 5 pixels a module: printed on an 80 mm receipt
- * (576 printer dots at 203 dpi, the card scaled to 576/720 = 0.8) a module is
- * exactly 4 dots, and the module grid starts on a multiple of 5 pixels, so
- * each module lands on whole dots. The box holds the largest code the service
- * signs (version 14 at level M: 73 modules and the 4-module quiet zone on
- * each side, 81 × 5 = 405 px); smaller versions are centred in it.
+ * The card is as wide as an 80 mm receipt's line (576 printer dots at
+ * 203 dpi), so a kiosk prints it dot for dot, unscaled; screens scale it as
+ * they scale any image. The QR code is drawn at 4 pixels (dots) a module. The
+ * box holds the largest code the service signs (version 14 at level M: 73
+ * modules and the 4-module quiet zone on each side, 81 × 4 = 324 px);
+ * smaller versions are centred in it, their module grid on multiples of 4 px.
  * @internal (for tests and the tools)
  */
 export const CARD = {
-  width: 720,
-  height: 500,
+  width: 576,
+  height: 400,
   /** The square the QR code (with its quiet zone) is centred in. */
-  qrBox: { x: 20, y: 20, size: 405 },
+  qrBox: { x: 16, y: 16, size: 324 },
   /** Pixels a QR module. */
-  qrModule: 5,
+  qrModule: 4,
   /** The QR quiet zone, in modules. */
   qrQuietZone: 4,
   /** QR error correction: M (15 % of the codewords), what a printed code needs. */
   qrEcl: "M",
   /** The confirmation code and its label, under the QR code, left-aligned with its modules. */
-  codeX: 40,
-  codeWidth: 385,
+  codeX: 32,
+  codeWidth: 308,
   /** The perforation between the QR code and the text column. */
-  perforationX: 440,
+  perforationX: 352,
   /** The text column, right of the perforation. */
-  textX: 455,
-  textWidth: 245,
+  textX: 364,
+  textWidth: 196,
 } as const;
 
 /** The card's background: render.ts fills the canvas with it before drawing (resvg's `background`). */
@@ -98,148 +88,7 @@ const COLORS = {
 const VOID_TEXT = "CANCELLED";
 const VOID_NOTICE = ["Not valid for entry:", "refused at the gate"];
 
-const ELLIPSIS = "\u2026";
 const EVENT_NAME_MAX_LINES = 3;
-/** Margin for what advance widths miss (kerning, which in Inter mostly narrows a line). */
-const WIDTH_SAFETY = 1.03;
-/** Text longer than this is cut before measuring (event names are at most 200). */
-const MAX_INPUT_CODE_POINTS = 1000;
-
-// ---------------------------------------------------------------------------
-// Text helpers
-
-/**
- * Escapes text for XML character data and attribute values.
- * @internal (for tests)
- */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
-/**
- * Makes text safe and single-line: drops characters XML 1.0 forbids (control
- * characters, lone surrogates, U+FFFE/U+FFFF) and collapses whitespace.
- * @internal (for tests)
- */
-export function cleanText(text: string): string {
-  let out = "";
-  for (const ch of Array.from(text).slice(0, MAX_INPUT_CODE_POINTS)) {
-    const cp = ch.codePointAt(0)!;
-    if (cp === 0x09 || cp === 0x0a || cp === 0x0d || cp === 0x85 || cp === 0x2028 || cp === 0x2029) out += " ";
-    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) continue;
-    else if ((cp >= 0xd800 && cp <= 0xdfff) || cp === 0xfffe || cp === 0xffff) continue;
-    else out += ch;
-  }
-  return out.replace(/\s+/g, " ").trim();
-}
-
-type FontWeight = "regular" | "bold";
-/** How a line is set: in Inter (regular or bold), or in the code's monospaced face. */
-export type TextStyle = { fontSize: number; weight: FontWeight; letterSpacing?: number; monospaced?: true };
-
-const advanceIndex = new Map<number, number>(CODE_POINTS.map((cp, i) => [cp, i]));
-
-function advanceOf(cp: number, weight: FontWeight): number {
-  const i = advanceIndex.get(cp);
-  const table = weight === "bold" ? ADVANCES_BOLD : ADVANCES_REGULAR;
-  const width = i === undefined ? 0 : table[i]!;
-  return width > 0 ? width : weight === "bold" ? MAX_ADVANCE_BOLD : MAX_ADVANCE_REGULAR;
-}
-
-/**
- * Where the pen ends after the text, in pixels: the face's advance widths
- * and the letter spacing, no kerning.
- */
-export function advanceWidth(text: string, style: TextStyle): number {
-  let ems = 0;
-  let count = 0;
-  for (const ch of text) {
-    ems += style.monospaced ? CODE_ADVANCE / CODE_UNITS_PER_EM : advanceOf(ch.codePointAt(0)!, style.weight) / UNITS_PER_EM;
-    count++;
-  }
-  return ems * style.fontSize + (style.letterSpacing ?? 0) * count;
-}
-
-/**
- * Estimated rendered width in pixels: the advance widths plus a safety margin.
- * @internal (for tests)
- */
-export function textWidth(text: string, style: TextStyle): number {
-  return advanceWidth(text, style) * WIDTH_SAFETY;
-}
-
-/**
- * The text unchanged when it fits in maxWidth, otherwise cut and ended with "…":
- * at a word boundary when that keeps most of the line, else between characters.
- * @internal (for tests)
- */
-export function ellipsize(text: string, style: TextStyle, maxWidth: number): string {
-  if (textWidth(text, style) <= maxWidth) return text;
-  const chars = Array.from(text);
-  const trim = (s: string) => s.replace(/[\s,;:\-\u2013\u2014]+$/, "");
-  // Cut characters until the rest plus an ellipsis fits.
-  for (let keep = chars.length - 1; keep > 0; keep--) {
-    const head = chars.slice(0, keep).join("");
-    if (textWidth(trim(head) + ELLIPSIS, style) > maxWidth) continue;
-    const space = head.lastIndexOf(" ");
-    const midWord = chars[keep] !== " ";
-    const atWord = midWord && space >= head.length * 0.7 ? trim(head.slice(0, space)) : trim(head);
-    return atWord + ELLIPSIS;
-  }
-  return ELLIPSIS;
-}
-
-/**
- * Wraps text at spaces into at most maxLines lines of at most maxWidth pixels;
- * a word wider than a line is broken between characters; text left over after
- * the last line is cut and the last line ends with "…".
- * @internal (for tests)
- */
-export function wrapText(text: string, style: TextStyle, maxWidth: number, maxLines: number): string[] {
-  const words = text.split(" ").filter((w) => w !== "");
-  const lines: string[] = [];
-  let current = "";
-  for (const word of words) {
-    const candidate = current === "" ? word : `${current} ${word}`;
-    if (textWidth(candidate, style) <= maxWidth) {
-      current = candidate;
-      continue;
-    }
-    if (current !== "") lines.push(current);
-    current = word;
-    // Break a word that is wider than a whole line.
-    while (textWidth(current, style) > maxWidth && Array.from(current).length > 1) {
-      const chars = Array.from(current);
-      let n = chars.length - 1;
-      while (n > 1 && textWidth(chars.slice(0, n).join(""), style) > maxWidth) n--;
-      lines.push(chars.slice(0, n).join(""));
-      current = chars.slice(n).join("");
-      if (lines.length > maxLines) break;
-    }
-    if (lines.length > maxLines) break;
-  }
-  if (current !== "") lines.push(current);
-  if (lines.length <= maxLines) return lines;
-  const kept = lines.slice(0, maxLines);
-  // The last kept line plus a start of what follows never fits: ellipsize cuts it.
-  kept[maxLines - 1] = ellipsize(`${kept[maxLines - 1]} ${lines[maxLines]}`, style, maxWidth);
-  return kept;
-}
-
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/**
- * "2023-09-07" → "Thu 7 Sep 2023": a calendar date, so no time zone is involved.
- * @internal (for tests)
- */
-export function formatTicketDate(date: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!m) return cleanText(date);
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
-  return `${WEEKDAYS[weekday]} ${day} ${MONTHS[month - 1] ?? "?"} ${year}`;
-}
 
 // ---------------------------------------------------------------------------
 // QR code
@@ -258,18 +107,32 @@ export type TicketQr = {
   svg: string;
 };
 
-/** One module square of the path qrcode-svg 1.1.0 draws with `join: true`: `M<x>,<y> V<y+1> H<x+1> V<y> H<x> Z`. */
-const MODULE_SQUARE = /M(\d+),(\d+) V\d+ H\d+ V\d+ H\d+ Z/g;
+const DIGIT_0 = "0".charCodeAt(0);
 
 /**
  * The path qrcode-svg draws, its module squares joined into one rectangle
  * per horizontal run of dark modules: the same dark area in about a fifth of
  * the edges, which is what resvg's fill costs (a square a module took as long
  * to fill as the rest of the card to draw).
+ *
+ * Each square qrcode-svg 1.1.0 draws with `join: true` is
+ * `M<x>,<y> V<y+1> H<x+1> V<y> H<x> Z`, and only a square has an `M`: the
+ * two numbers after it are its corner, read digit by digit (a regular
+ * expression's matches cost about twice the rest of this function).
  */
 function joinRuns(squaresPath: string, units: number): string {
   const dark = new Uint8Array(units * units);
-  for (const [, x, y] of squaresPath.matchAll(MODULE_SQUARE)) dark[Number(y) * units + Number(x)] = 1;
+  const digitAt = (i: number) => {
+    const digit = squaresPath.charCodeAt(i) - DIGIT_0;
+    return digit >= 0 && digit <= 9 ? digit : -1;
+  };
+  for (let i = squaresPath.indexOf("M"); i !== -1; i = squaresPath.indexOf("M", i)) {
+    let x = 0;
+    let y = 0;
+    for (i++; digitAt(i) !== -1; i++) x = x * 10 + digitAt(i);
+    for (i++; digitAt(i) !== -1; i++) y = y * 10 + digitAt(i);
+    dark[y * units + x] = 1;
+  }
   let path = "";
   for (let y = 0; y < units; y++) {
     for (let x = 0; x < units; x++) {
@@ -327,18 +190,18 @@ export function buildTicketQr(code: string): TicketQr {
 // Card
 
 const STYLES = {
-  museum: { fontSize: 15, weight: "bold", letterSpacing: 3 },
-  type: { fontSize: 30, weight: "bold" },
-  date: { fontSize: 22, weight: "regular" },
-  event: { fontSize: 18, weight: "regular" },
-  category: { fontSize: 18, weight: "bold" },
-  codeLabel: { fontSize: 12, weight: "bold", letterSpacing: 2 },
-  code: { fontSize: 22, weight: "bold", monospaced: true },
-  voidNotice: { fontSize: 14, weight: "bold" },
+  museum: { fontSize: 12, weight: "bold", letterSpacing: 2.4 },
+  type: { fontSize: 24, weight: "bold" },
+  date: { fontSize: 17.6, weight: "regular" },
+  event: { fontSize: 14.4, weight: "regular" },
+  category: { fontSize: 14.4, weight: "bold" },
+  codeLabel: { fontSize: 9.6, weight: "bold", letterSpacing: 1.6 },
+  code: { fontSize: 17.6, weight: "bold", monospaced: true },
+  voidNotice: { fontSize: 11.2, weight: "bold" },
 } as const satisfies Record<string, TextStyle>;
 
-/** Where the code's baseline sits (its label 30 px above), under the QR box. */
-const CODE_BASELINE = CARD.qrBox.y + CARD.qrBox.size + 54;
+/** Where the code's baseline sits (its label 24 px above), under the QR box. */
+const CODE_BASELINE = CARD.qrBox.y + CARD.qrBox.size + 43;
 
 /** The human-readable lines of the card, already fitted to their columns. */
 type CardText = {
@@ -383,19 +246,19 @@ export function cardLines(ticket: TicketImageInput): CardLine[] {
   const text = cardText(ticket);
   const line = (x: number, y: number, words: string, style: TextStyle, fill: string): CardLine => ({ x, y, text: words, style, fill });
   const lines = [
-    line(textX, 58, text.museum, STYLES.museum, COLORS.accent),
-    line(textX, 104, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
-    line(textX, 138, text.date, STYLES.date, COLORS.muted),
+    line(textX, 46, text.museum, STYLES.museum, COLORS.accent),
+    line(textX, 83, text.type, STYLES.type, ticket.cancelled ? COLORS.void : COLORS.ink),
+    line(textX, 110, text.date, STYLES.date, COLORS.muted),
   ];
   // The lines below the date follow one another: a timed ticket's entry time, the category, the event's name.
-  let y = 138;
-  if (text.entry !== undefined) lines.push(line(textX, (y += 30), text.entry, STYLES.date, COLORS.muted));
-  lines.push(line(textX, (y += 34), text.category, STYLES.category, COLORS.ink));
-  y += 6;
-  for (const words of text.eventLines) lines.push(line(textX, (y += 24), words, STYLES.event, COLORS.ink));
-  y += 14;
-  for (const words of text.voidLines) lines.push(line(textX, (y += 20), words, STYLES.voidNotice, COLORS.void));
-  lines.push(line(codeX, CODE_BASELINE - 30, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
+  let y = 110;
+  if (text.entry !== undefined) lines.push(line(textX, (y += 24), text.entry, STYLES.date, COLORS.muted));
+  lines.push(line(textX, (y += 27), text.category, STYLES.category, COLORS.ink));
+  y += 5;
+  for (const words of text.eventLines) lines.push(line(textX, (y += 19), words, STYLES.event, COLORS.ink));
+  y += 11;
+  for (const words of text.voidLines) lines.push(line(textX, (y += 16), words, STYLES.voidNotice, COLORS.void));
+  lines.push(line(codeX, CODE_BASELINE - 24, text.codeLabel, STYLES.codeLabel, COLORS.faint), line(codeX, CODE_BASELINE, text.code, STYLES.code, COLORS.ink));
   return lines.filter((placed) => placed.text !== "");
 }
 
@@ -421,9 +284,9 @@ export function buildTicketSvg(
   const { width, height, perforationX } = CARD;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${FONT_FAMILY}">`,
-    `<rect x="2" y="2" width="${width - 4}" height="${height - 4}" rx="16" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="4"/>`,
+    `<rect x="1.5" y="1.5" width="${width - 3}" height="${height - 3}" rx="13" fill="none" stroke="${ticket.cancelled ? COLORS.void : COLORS.border}" stroke-width="3"/>`,
     buildTicketQr(code).svg,
-    `<line x1="${perforationX}" y1="22" x2="${perforationX}" y2="${height - 22}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="6 6"/>`,
+    `<line x1="${perforationX}" y1="18" x2="${perforationX}" y2="${height - 18}" stroke="${COLORS.faint}" stroke-width="2" stroke-dasharray="5 5"/>`,
     ...lines.map(drawLine),
     "</svg>",
   ].join("");

@@ -19,6 +19,8 @@ const MAX_PALETTE_SIZE = 256;
 const HASH_BITS = 10;
 const HASH_SLOTS = 1 << HASH_BITS;
 const FILTER_NONE = 0;
+/** Runs of at most this many pixels are written one by one, longer ones by `fill`. */
+const SHORT_RUN = 16;
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
@@ -82,7 +84,7 @@ function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scan
     rows[o++] = FILTER_NONE;
     const rowEnd = p + width;
     while (p < rowEnd) {
-      // One lookup a run of equal pixels, then the run's indices in one fill.
+      // One lookup a run of equal pixels, then the run's indices.
       const pixel = pixels[p]!;
       let runEnd = p + 1;
       while (runEnd < rowEnd && pixels[runEnd] === pixel) runEnd++;
@@ -94,9 +96,18 @@ function indexedScanlines(rgba: Uint8Array, width: number, height: number): Scan
         slotIndex[slot] = firstPixel.length;
         firstPixel.push(p);
       }
-      rows.fill(slotIndex[slot]!, o, o + runEnd - p);
-      o += runEnd - p;
-      p = runEnd;
+      const index = slotIndex[slot]!;
+      // A call to fill costs more than it saves on the short runs of a QR module or a glyph's edge.
+      if (runEnd - p > SHORT_RUN) {
+        rows.fill(index, o, o + runEnd - p);
+        o += runEnd - p;
+        p = runEnd;
+      } else {
+        while (p < runEnd) {
+          rows[o++] = index;
+          p++;
+        }
+      }
     }
   }
   const palette = new Uint8Array(firstPixel.length * 3);

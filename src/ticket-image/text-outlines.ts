@@ -13,7 +13,8 @@
  * its bytes, text.test.ts compares lines with their glyphs).
  */
 import { Resvg } from "@resvg/resvg-wasm";
-import { advanceWidth, textElement, type CardLine } from "./card";
+import { textElement, type CardLine } from "./card";
+import { advanceWidth } from "./card-text";
 import { CARD_FONTS } from "./fonts";
 import { FONT_FAMILY } from "./font-metrics";
 

@@ -13,5 +13,4 @@ export {
   pngToRgba,
   readWithZxingDetails,
   readingsOf,
-  scaleBilinear,
 } from "../../tools/lib/ticket-qr.mjs";

@@ -13,14 +13,14 @@ import { EVENT_TICKET, GENERAL_TICKET, type SampleTicket } from "./fixtures";
 const SIGNER = codeSignerAt(codeKeysFromEnv({ TICKET_CODE_KEYS: JSON.stringify({ keys: TEST_CODE_KEYS }) }), new Date("2026-12-01T12:00:00Z"));
 
 const CARDS: [string, SampleTicket, string][] = [
-  ["general", GENERAL_TICKET, "1a25d26090274ec22461ce4884408c645acf9243820e2f212f798f05c0f06a64"],
-  ["event", EVENT_TICKET, "dd4ca56ca6ef3c264a23a9c6918cb337d341e5cd063e1b9190c62ff14249f2ab"],
+  ["general", GENERAL_TICKET, "26c39ea2eb9e707f0cb2c5bb9e8c2fb4140cee037072fe808aaa707225e426e7"],
+  ["event", EVENT_TICKET, "2c33abc6edee8fc658221390dbae9b6f80f6d0ce0a17212207be845c74eeecec"],
   [
     "event, two lines of name",
     { ...EVENT_TICKET, eventName: "Treasure Maps, Parrots and the Lost Art of Reading Other People's Code Under a Full Moon" },
-    "812da4044bdc5bec4d69d72388476dc23dfbef4efe51a3ef3c50b1c51e38ec85"],
-  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "cdb2c7ae8f089e5322fb0a5fba465449f8ab6b5439ac1b1bc5bca026c2889649"],
-  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "fe3c9ab032483b927dd4524529351188345a3041e0aebdb67e18e0e909ad6ac7"],
+    "5e30d87b6996b2ebf8945995639cbefdf7a2cc5510208bf9d7798a0e83a361b7"],
+  ["general, cancelled", { ...GENERAL_TICKET, cancelled: true }, "dffb8ed6f9c6db33401d475befbf1c58076c55bd8abce9c986947801648f270d"],
+  ["event, cancelled", { ...EVENT_TICKET, cancelled: true }, "b02a1b665943ec065c454f170bd9115f49119ffaf5b1f06b0809c3a898082dba"],
 ];
 
 describe(`ticket PNG bytes (layout version ${TICKET_IMAGE_LAYOUT_VERSION})`, () => {

@@ -1,25 +1,14 @@
 import QRCode from "qrcode-svg";
 import { describe, expect, it } from "vitest";
 import { MAX_CODE_LENGTH, TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg as buildSvg, type TicketImageInput } from "../../src/ticket-image";
-import {
-  CARD,
-  MUSEUM_NAME,
-  buildTicketQr,
-  cardText,
-  cleanText,
-  ellipsize,
-  escapeXml,
-  formatTicketDate,
-  textWidth,
-  wrapText,
-  type TextStyle,
-} from "../../src/ticket-image/card";
+import { CARD, MUSEUM_NAME, buildTicketQr, cardText } from "../../src/ticket-image/card";
+import { cleanText, ellipsize, escapeXml, formatTicketDate, textWidth, wrapText, type TextStyle } from "../../src/ticket-image/card-text";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
 /** An event ticket's code, as long as a usual one (309 characters). */
 const CODE =
   "eyJhbGciOiJFZERTQSIsImtpZCI6IlQxIn0.eyJ0aWQiOiJiODExZjcyMy0xN2IyLTQ0ZjctODk1Mi0yNGIwM2U0M2Q4YTkiLCJ0eXAiOiJldmVudCIsImRhdGUiOiIyMDIzLTA5LTA3IiwiY2F0IjoiYWR1bHQiLCJlaWQiOiIzYmU2NDUzYy0wM2ViLTQzNTctYWU1YS05ODRhMGU1NzRhNTQifQ.vwPOd0SXY8hlVhm01G3Ovnjb8wE3PkfXJmFjeHJnsDgNXxtFrz2WARcXdiv7YjhCpmxKQ1JCeGobFIwYHLbtBQ";
-const EVENT_STYLE: TextStyle = { fontSize: 20, weight: "regular" };
+const EVENT_STYLE: TextStyle = { fontSize: 16, weight: "regular" };
 
 const GENERAL = GENERAL_TICKET;
 const EVENT = EVENT_TICKET;
@@ -61,7 +50,7 @@ describe("ticket card: text helpers", () => {
     const wide = textWidth("WWWWWWWWWW", EVENT_STYLE);
     expect(narrow).toBeGreaterThan(0);
     expect(wide).toBeGreaterThan(3 * narrow);
-    expect(textWidth("abc", { ...EVENT_STYLE, fontSize: 40 })).toBeCloseTo(2 * textWidth("abc", EVENT_STYLE));
+    expect(textWidth("abc", { ...EVENT_STYLE, fontSize: 2 * EVENT_STYLE.fontSize })).toBeCloseTo(2 * textWidth("abc", EVENT_STYLE));
     expect(textWidth("abc", { ...EVENT_STYLE, weight: "bold" })).toBeGreaterThan(textWidth("abc", EVENT_STYLE));
     // Characters outside the table count as the widest glyph: never an underestimate.
     expect(textWidth("名", EVENT_STYLE)).toBeGreaterThanOrEqual(textWidth("W", EVENT_STYLE));
@@ -129,7 +118,7 @@ describe("ticket card: SVG", () => {
     ]);
     expect(svg).toContain('font-family="Inter"');
     // The code in the monospaced face.
-    expect(svg).toContain('font-family="JetBrains Mono" font-size="22" font-weight="700" fill="#111827">ticket-general-e5e5c6-dce78</text>');
+    expect(svg).toContain('font-family="JetBrains Mono" font-size="17.6" font-weight="700" fill="#111827">ticket-general-e5e5c6-dce78</text>');
   });
 
   it("shows a timed ticket's entry time under its date", () => {
@@ -185,9 +174,9 @@ describe("ticket card: SVG", () => {
       expect(valid.includes("CANCELLED")).toBe(false);
       expect(valid.includes("refused")).toBe(false);
       const svg = buildTicketSvg({ ...ticket, cancelled: true });
-      expect(/font-size="30" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
+      expect(/font-size="24" font-weight="700" fill="#dc2626">CANCELLED<\/text>/.test(svg)).toBe(true);
       expect(texts(svg).slice(-4, -2).join(" ")).toBe("Not valid for entry: refused at the gate");
-      expect(svg).toContain('stroke="#dc2626" stroke-width="4"');
+      expect(svg).toContain('stroke="#dc2626" stroke-width="3"');
       // Everything else the valid card says is still there (date, event, code).
       const kept = texts(valid).filter((line) => !["General entry", "Special event"].includes(line));
       expect(texts(svg)).toEqual(expect.arrayContaining(kept));
@@ -220,12 +209,12 @@ function modulesQrcodeSvgDraws(code: string): Set<string> {
 describe("ticket card: QR code", () => {
   const qr = buildTicketQr(CODE);
 
-  it("is qrcode-svg's version 13 at level M for a 309-character event code: 69×69 modules of 5 px, quiet zone 4 modules, inside the QR box", () => {
+  it("is qrcode-svg's version 13 at level M for a 309-character event code: 69×69 modules of 4 px, quiet zone 4 modules, inside the QR box", () => {
     expect(CODE).toHaveLength(309);
-    expect(qr).toMatchObject({ version: 13, moduleCount: 69, size: (69 + 8) * 5 });
-    expect(CARD.qrModule).toBeGreaterThanOrEqual(4);
-    // Scaled to receipt width (576 of 720), a module is still at least 4 printer dots.
-    expect((CARD.qrModule * 576) / CARD.width).toBeGreaterThanOrEqual(4);
+    expect(qr).toMatchObject({ version: 13, moduleCount: 69, size: (69 + 8) * 4 });
+    // The card is a receipt's line wide (576 dots at 203 dpi): a module is 4 printer dots, unscaled.
+    expect(CARD.width).toBe(576);
+    expect(CARD.qrModule).toBe(4);
     expect(qr.x).toBeGreaterThanOrEqual(CARD.qrBox.x);
     expect(qr.y).toBeGreaterThanOrEqual(CARD.qrBox.y);
     expect(qr.x + qr.size).toBeLessThanOrEqual(CARD.qrBox.x + CARD.qrBox.size);
@@ -235,7 +224,7 @@ describe("ticket card: QR code", () => {
   });
 
   it("is the path qrcode-svg draws, its squares joined into runs, in the standard orientation, scaled onto the card", () => {
-    const placed = new RegExp(`^<path transform="matrix\\(5 0 0 5 ${qr.x} ${qr.y}\\)" fill="#000000" shape-rendering="crispEdges" d="([^"]+)"/>$`);
+    const placed = new RegExp(`^<path transform="matrix\\(4 0 0 4 ${qr.x} ${qr.y}\\)" fill="#000000" shape-rendering="crispEdges" d="([^"]+)"/>$`);
     const path = placed.exec(qr.svg);
     expect(path, qr.svg.slice(0, 300)).not.toBeNull();
     const drawn = modulesOfRuns(path![1]!);
@@ -262,7 +251,9 @@ describe("ticket card: QR code", () => {
     // Every other element is right of the box (perforation, text column) or below it (the code), or the border.
     const perforation = Number(/<line x1="(\d+)"/.exec(svg)![1]);
     expect(perforation).toBeGreaterThan(CARD.qrBox.x + CARD.qrBox.size);
-    for (const [, x, y, size] of svg.matchAll(/<text x="(\d+)" y="(\d+)"[^>]* font-size="(\d+)"/g)) {
+    const placedTexts = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)"[^>]* font-size="([\d.]+)"/g)];
+    expect(placedTexts.length).toBeGreaterThanOrEqual(6);
+    for (const [, x, y, size] of placedTexts) {
       expect(Number(x) > perforation || Number(y) - Number(size) > CARD.qrBox.y + CARD.qrBox.size, `text at ${x},${y}`).toBe(true);
     }
   });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import pkg from "../../package.json";
 import { codeKeysFromEnv } from "../../src/configuration/code-keys";
 import { codeSignerAt, renderTicketPng, signTicketCode } from "../../src/ticket-image";
+import { CARD } from "../../src/ticket-image/card";
 import { TEST_CODE_KEYS } from "../support/code-keys";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";
 
@@ -32,7 +33,8 @@ function recordRenderedTrees(): string[] {
  */
 function qrModulesIn(tree: string): Set<string>[] {
   const found: Set<string>[] = [];
-  for (const [, d] of tree.matchAll(/<g transform="matrix\(5 0 0 5 \d+ \d+\)">\s*<path fill="#000000" stroke="none" shape-rendering="crispEdges" d="([^"]+)"\/>/g)) {
+  const scaled = new RegExp(`<g transform="matrix\\(${CARD.qrModule} 0 0 ${CARD.qrModule} \\d+ \\d+\\)">\\s*<path fill="#000000" stroke="none" shape-rendering="crispEdges" d="([^"]+)"\\/>`, "g");
+  for (const [, d] of tree.matchAll(scaled)) {
     const rectangles = [...d!.matchAll(/M (\d+) (\d+) L (\d+) \2 L \3 (\d+) L \1 \4 Z/g)];
     expect(rectangles.map((m) => m[0]).join(" ")).toBe(d!.trim());
     const dark = new Set<string>();

@@ -11,7 +11,7 @@
 // both sides.
 import { describe, expect, it } from "vitest";
 import { buildTicketSvg, renderTicketPng, type TicketImageInput } from "../../src/ticket-image";
-import { advanceWidth, escapeXml, type TextStyle } from "../../src/ticket-image/card";
+import { advanceWidth, escapeXml, type TextStyle } from "../../src/ticket-image/card-text";
 import { rasterise } from "../../src/ticket-image/render";
 import { pngToRgba } from "../support/qr-decode";
 import { EVENT_TICKET, GENERAL_TICKET } from "./fixtures";

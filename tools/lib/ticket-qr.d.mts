@@ -5,7 +5,6 @@ export type DecodedImage = { width: number; height: number; rgba: Uint8ClampedAr
 export declare function pngToRgba(bytes: Uint8Array | ArrayBuffer): DecodedImage;
 export declare function decodeQrPng(bytes: Uint8Array | ArrayBuffer): (QRCode & { width: number; height: number }) | null;
 export declare const RECEIPT_WIDTH: number;
-export declare function scaleBilinear(image: DecodedImage, width: number): DecodedImage;
 export declare function useZxingWasm(module: WebAssembly.Module): void;
 export declare function readWithZxingDetails(image: DecodedImage): Promise<{ text: string; mirrored: boolean } | null>;
 /** What one decoder (QR_DECODERS of ticket-qr.mjs) read at one width. */

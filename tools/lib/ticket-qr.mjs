@@ -59,7 +59,7 @@ export const RECEIPT_WIDTH = 576;
  * bilinear interpolation between pixel centres, as a printer driver scales a
  * picture to the paper.
  */
-export function scaleBilinear(image, width) {
+function scaleBilinear(image, width) {
   const height = Math.max(1, Math.round((image.height * width) / image.width));
   const rgba = new Uint8ClampedArray(width * height * 4);
   const sx = image.width / width;
@@ -135,14 +135,15 @@ const QR_DECODERS = { jsQR: readWithJsqr, ZXing: readWithZxing };
 
 /**
  * Every reading of a ticket PNG's QR code: each decoder (QR_DECODERS) at the
- * image's own size and at receipt width. `[{ decoder, width, text }]`, text
+ * image's own size and, unless that is receipt width already (a card printed
+ * dot for dot), scaled to receipt width. `[{ decoder, width, text }]`, text
  * null where that decoder found no code.
  */
 export async function readingsOf(pngBytes) {
   const own = pngToRgba(pngBytes);
-  const printed = scaleBilinear(own, RECEIPT_WIDTH);
+  const images = own.width === RECEIPT_WIDTH ? [own] : [own, scaleBilinear(own, RECEIPT_WIDTH)];
   const readings = [];
-  for (const image of [own, printed]) {
+  for (const image of images) {
     for (const [decoder, read] of Object.entries(QR_DECODERS)) readings.push({ decoder, width: image.width, text: await read(image) });
   }
   return readings;
@@ -150,7 +151,7 @@ export async function readingsOf(pngBytes) {
 
 /**
  * The QR code's text in a ticket PNG, as both decoders read it at the image's
- * own size and at receipt width; throws unless all four readings agree.
+ * own size and at receipt width (readingsOf); throws unless every reading agrees.
  */
 export async function readTicketCode(pngBytes) {
   const readings = await readingsOf(pngBytes);
