@@ -15,6 +15,7 @@ import { confirmHeldOrder, extendHeldOrder } from "../sales/holds";
 import { addOrderRecordReads, changeOrderDetails, type OrderRecord, orderRecords } from "../sales/orders";
 import { OrderIdTaken, OrderNotHeld } from "../sales/order-write";
 import { type SaleContext, type SaleRequest, sell } from "../sales/sell";
+import { MAX_HOLD_MINUTES } from "../sales/schemas";
 import type { BuyerDetails, OrderSelector } from "../sales/statements";
 import type { TicketLine } from "../tickets/schemas";
 import type { CodeSigner } from "../ticket-image";
@@ -273,8 +274,7 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
     unitIds: body.unitItems?.map((item) => item.unitId) ?? current.unitItems.map((item) => item.unitId),
   };
   const lines = linesOf(selection, context.timeZone);
-  // The hold keeps its end unless the reseller asks for another (to the minute: holds are given in minutes).
-  const minutesLeft = current.utcExpiresAt === null ? DEFAULT_HOLD_MINUTES : Math.ceil((Date.parse(current.utcExpiresAt) - Date.now()) / 60_000);
+  // The hold keeps its end unless the reseller asks for another.
   return sellBooking(context, orderId, selection, {
     lines,
     email: email ?? current.contact.emailAddress ?? undefined,
@@ -282,9 +282,9 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
     reference: details.reference ?? undefined,
     buyer: buyer ?? undefined,
     notes: details.notes ?? undefined,
-    holdMinutes: body.expirationMinutes ?? Math.min(60, Math.max(1, minutesLeft)),
+    holdMinutes: body.expirationMinutes ?? MAX_HOLD_MINUTES,
     orderId,
-    relining: { whileLive: true },
+    relining: { whileLive: true, keepHoldEnd: body.expirationMinutes === undefined },
     addressing: "tickets",
     body,
   });

@@ -137,7 +137,9 @@ export function conditionsOf(request: RequestLine, now: MuseumNow, ahead: Places
           now,
           ahead,
         );
-  return { from: place.from, holds: { ...categoryConditions(request), ...place.holds } };
+  // A start time's entry time, judged on the row of its day's plan (one plan read, its date bound once).
+  const columns = line.ticketType === "general" && line.startTime !== undefined ? { ...request.columns, entryTime: entryTimeOfLine(line) } : request.columns;
+  return { from: place.from, holds: { ...categoryConditions({ ...request, columns }), ...place.holds } };
 }
 
 /**

@@ -5,6 +5,7 @@
 // take theirs (the order keeps its id, code and reference).
 import sql, { type Sql } from "sql-template-tag";
 import type { Batch, Handle } from "../platform/batch";
+import { orderHoldEnd } from "../tickets/statements/holds";
 import { moveOrderTickets, releaseHeldTickets } from "../tickets/statements/orders";
 import { HOLD_LIMIT_MINUTES } from "./schemas";
 import {
@@ -33,9 +34,11 @@ export type OrderOfSale = {
    * their places back in the sale's batch, before its new lines are written
    * (so they count for them); the order keeps its id, code and reference.
    * Held again (`holdMinutes`) or sold at once (none: a confirmation).
-   * `whileLive`: only while its hold is live (a confirmation may be late).
+   * `whileLive`: only while its hold is live (a confirmation may be late);
+   * `keepHoldEnd`: held again, the new lines' hold ends when the former
+   * lines' did (never later than `holdMinutes` from now).
    */
-  relining?: { whileLive: boolean };
+  relining?: { whileLive: boolean; keepHoldEnd?: boolean };
   /** What the seller records of the buyer beyond e-mail and phone, and its notes on the order. */
   buyer?: BuyerDetails;
   notes?: string;
@@ -82,5 +85,7 @@ export function addOrderWrite(
   batch.add(releaseHeldTickets(db, asideId, aside));
   if (order.held) batch.add(updateOrderDetails(db, orderId, soldBy, details, aside));
   else batch.add(settleHeldOrder(db, orderId, "confirmed", aside, details));
-  return { written: null, holdLatest: orderHoldLimit(orderId, HOLD_LIMIT_MINUTES) };
+  const limit = orderHoldLimit(orderId, HOLD_LIMIT_MINUTES);
+  // The former lines (aside now) still have their hold's end, within the limit already.
+  return { written: null, holdLatest: order.relining.keepHoldEnd ? sql`coalesce(${orderHoldEnd(asideId)}, ${limit})` : limit };
 }

@@ -170,6 +170,8 @@ describe("a booking", () => {
       await octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { availabilityId: availabilityId(date, "10:00"), unitItems: [{ unitId: "adult" }, { unitId: "adult" }, { unitId: "adult" }] } }),
     );
     expect(moved).toMatchObject({ id: held.id, uuid: held.uuid, supplierReference: held.supplierReference, availabilityId: availabilityId(date, "10:00"), status: "ON_HOLD" });
+    // Asked for no new hold: it ends when it did.
+    expect(moved.utcExpiresAt).toBe(held.utcExpiresAt);
     expect(moved.unitItems).toHaveLength(3);
     const slots = (await generalTaken(date)).entrySlots!;
     expect(slots.filter((s) => s.taken > 0).map((s) => [s.entryTime, s.taken])).toEqual([["10:00", 3]]);
