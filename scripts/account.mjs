@@ -5,12 +5,16 @@
 //   npm run account -- rotate <name>                    [--local | --remote] [--env staging]
 //   npm run account -- list                             [--local | --remote] [--env staging]
 //   npm run account -- revoke <name>                    [--local | --remote] [--env staging]
+//   npm run account -- create-key <name>                [--local | --remote] [--env staging]
+//   npm run account -- list-keys                        [--local | --remote] [--env staging]
+//   npm run account -- revoke-key <key-id>              [--local | --remote] [--env staging]
 //
 // The target defaults to --local (the D1 of `wrangler dev`). `--remote` alone
 // is production; `--remote --env staging` is staging. `create` and `rotate`
 // generate a 192-bit random secret, store only its SHA-256 and print the
-// secret once: it cannot be shown again.
-import { ACCOUNT_NAME, ACCOUNT_ROLES, newAccount, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
+// secret once: it cannot be shown again. `create-key` does the same for a
+// reseller's OCTO API key (a sales account's; docs/octo.md).
+import { ACCOUNT_NAME, ACCOUNT_ROLES, newAccount, newKeyId, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { recordingDb as db, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
@@ -23,6 +27,9 @@ const USAGE = `usage: npm run account -- <command> [options]
   rotate <name>                      give an active account a new secret; prints it once
   list                               name, role, created_at, revoked_at of every account
   revoke <name>                      revoke an account (its requests get 401 from then on)
+  create-key <name>                  give a sales account (a reseller) an OCTO API key; prints it once
+  list-keys                          key id, account, created_at, revoked_at of every API key
+  revoke-key <key-id>                revoke an API key (its requests get 401 from then on)
 options:
   --local          the local D1 of \`wrangler dev\` (default)
   --remote         the deployed D1 (production unless --env is given)
@@ -42,6 +49,27 @@ const { accounts } = statements();
 
 function rows(target, step) {
   return d1Execute(target, { command: sqlScript([step]) }).flat();
+}
+
+function printKey(keyId, name, key, target) {
+  process.stdout.write(`${key}\n`);
+  log(`
+The OCTO API key ${keyId} of ${name} is printed above. Give it to the
+reseller now over a safe channel: it is not stored anywhere and cannot be
+shown again. The reseller sends it as a bearer token:
+  curl -H 'Authorization: Bearer <key>' https://<host>/octo/products
+Revoke it with: npm run account -- revoke-key ${keyId}
+Target: ${target.label}.`);
+}
+
+/** Prints rows as a table under `header` (column keys and titles). */
+function printTable(header, list) {
+  const table = [header, ...list];
+  const widths = Object.keys(header).map((key) => Math.max(...table.map((row) => String(row[key]).length)));
+  for (const row of table) {
+    const cells = Object.keys(header).map((key, i) => String(row[key]).padEnd(widths[i]));
+    process.stdout.write(`${cells.join("  ").trimEnd()}\n`);
+  }
 }
 
 function printSecret(name, secret, target) {
@@ -103,13 +131,51 @@ async function main(argv) {
       expectPositionals(0);
       const list = rows(target, accounts.selectAccounts(db));
       log(`accounts in ${target.label}:`);
-      const header = { name: "NAME", role: "ROLE", created_at: "CREATED_AT", revoked_at: "REVOKED_AT" };
-      const table = [header, ...list.map((a) => ({ ...a, revoked_at: a.revoked_at ?? "-" }))];
-      const widths = Object.keys(header).map((key) => Math.max(...table.map((row) => String(row[key]).length)));
-      for (const row of table) {
-        const cells = Object.keys(header).map((key, i) => String(row[key]).padEnd(widths[i]));
-        process.stdout.write(`${cells.join("  ").trimEnd()}\n`);
+      printTable(
+        { name: "NAME", role: "ROLE", created_at: "CREATED_AT", revoked_at: "REVOKED_AT" },
+        list.map((a) => ({ ...a, revoked_at: a.revoked_at ?? "-" })),
+      );
+      return;
+    }
+    case "create-key": {
+      expectPositionals(1);
+      const name = accountName(positionals[0]);
+      const key = newSecret();
+      const keyId = newKeyId();
+      const created = rows(target, accounts.insertApiKey(db, { keyId, accountName: name, keySha256: sha256Hex(key) }));
+      if (created.length === 0) {
+        const existing = rows(target, accounts.selectAccounts(db, name))[0];
+        throw new Error(
+          !existing ? `no account named ${name} in ${target.label}`
+          : existing.revoked_at ? `${name} is revoked`
+          : existing.role !== "sales" ? `${name} is a ${existing.role} account; API keys are for sales accounts (resellers)`
+          : `key id ${keyId} is taken; run it again`,
+        );
       }
+      log(`created API key ${keyId} for ${name}`);
+      printKey(keyId, name, key, target);
+      return;
+    }
+    case "list-keys": {
+      expectPositionals(0);
+      const list = rows(target, accounts.selectApiKeys(db));
+      log(`API keys in ${target.label}:`);
+      printTable(
+        { key_id: "KEY_ID", account_name: "ACCOUNT", created_at: "CREATED_AT", revoked_at: "REVOKED_AT" },
+        list.map((k) => ({ ...k, revoked_at: k.revoked_at ?? "-" })),
+      );
+      return;
+    }
+    case "revoke-key": {
+      expectPositionals(1);
+      const keyId = positionals[0];
+      if (!/^[a-z0-9-]{1,32}$/.test(keyId ?? "")) throw new UsageError(`invalid key id ${JSON.stringify(keyId)}`);
+      const revoked = rows(target, accounts.revokeApiKey(db, keyId));
+      if (revoked.length === 0) {
+        const existing = rows(target, accounts.selectApiKeys(db, keyId))[0];
+        throw new Error(existing ? `key ${keyId} was already revoked at ${existing.revoked_at}` : `no API key ${keyId} in ${target.label}`);
+      }
+      log(`revoked API key ${keyId} of ${revoked[0].account_name} at ${revoked[0].revoked_at} in ${target.label}`);
       return;
     }
     case "revoke": {

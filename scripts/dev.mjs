@@ -25,6 +25,7 @@ const LOCAL_ROLES = [
   ["LOCAL_KIOSK", "sales"],
   ["LOCAL_BOX_OFFICE", "box-office"],
   ["LOCAL_GATE", "gate"],
+  ["LOCAL_RESELLER", "sales, OCTO reseller"],
 ];
 
 async function main(argv) {
@@ -85,7 +86,10 @@ async function main(argv) {
     curl -u ${vars.LOCAL_ADMIN_NAME}:${vars.LOCAL_ADMIN_SECRET} ${server.origin}/v1.1/special-events
     (local accounts: ${LOCAL_ROLES.filter(([prefix]) => vars[`${prefix}_NAME`])
       .map(([prefix, role]) => `${vars[`${prefix}_NAME`]} (${role})`)
-      .join(", ")}; secrets in .dev.vars)`);
+      .join(", ")}; secrets in .dev.vars)${
+      vars.LOCAL_OCTO_KEY ? `
+    curl -H 'Authorization: Bearer ${vars.LOCAL_OCTO_KEY}' ${server.origin}/octo/products   (LOCAL_OCTO_KEY)` : ""
+    }`);
   const { code, signal } = await server.exited;
   if (!stopping) {
     log(`==> wrangler dev exited (${code ?? signal})`);

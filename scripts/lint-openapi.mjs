@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm run lint:openapi`: lints the OpenAPI document the Worker actually
+// `npm run lint:openapi`: lints the OpenAPI documents the Worker actually
 // serves. Starts `wrangler dev` on a free port (throw-away local state),
-// fetches /v1.1/openapi.json into a temporary file, runs
-// `redocly lint --config .redocly.yaml` on it and stops the server.
-//   --keep <file>   also writes the document to <file>
+// fetches /v1.1/openapi.json and /octo/openapi.json into temporary files,
+// runs `redocly lint` on each with its config (.redocly.yaml; the OCTO
+// document .redocly.octo.yaml, which extends it) and stops the server.
+//   --keep <file>   also writes the /v1.1 document to <file>
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
@@ -12,14 +13,24 @@ import { runRedocly } from "../tools/lib/redocly.mjs";
 import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 
-async function servedDocument() {
+/** The documents the Worker serves, each with the config it is linted by. */
+const DOCUMENTS = [
+  { path: "/v1.1/openapi.json", file: "openapi.json", config: ".redocly.yaml" },
+  { path: "/octo/openapi.json", file: "octo-openapi.json", config: ".redocly.octo.yaml" },
+];
+
+async function servedDocuments() {
   const state = tempDir("museum-lint-state-");
   const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn" });
   try {
-    const res = await fetch(`${server.origin}/v1.1/openapi.json`);
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`GET /v1.1/openapi.json answered ${res.status}: ${text}`);
-    return JSON.parse(text);
+    const documents = [];
+    for (const { path } of DOCUMENTS) {
+      const res = await fetch(`${server.origin}${path}`);
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+      documents.push(JSON.stringify(JSON.parse(text), null, 2));
+    }
+    return documents;
   } finally {
     await server.stop();
     state.remove();
@@ -28,16 +39,19 @@ async function servedDocument() {
 
 async function main(argv) {
   const { values } = parseCommandLine(argv, { keep: { type: "string" } }, { allowPositionals: false });
-  const document = JSON.stringify(await servedDocument(), null, 2);
-  if (values.keep) writeFileSync(values.keep, document);
+  const documents = await servedDocuments();
+  if (values.keep) writeFileSync(values.keep, documents[0]);
   const work = tempDir("museum-lint-");
-  const file = join(work.path, "openapi.json");
-  writeFileSync(file, document);
-  log(`linting the served document (${document.length} bytes) with .redocly.yaml`);
-  const { status } = await runRedocly(["lint", "--config", join(ROOT, ".redocly.yaml"), file], { cwd: work.path, inheritOutput: true });
+  const failed = [];
+  for (const [i, { path, file, config }] of DOCUMENTS.entries()) {
+    writeFileSync(join(work.path, file), documents[i]);
+    log(`linting the served ${path} (${documents[i].length} bytes) with ${config}`);
+    const { status } = await runRedocly(["lint", "--config", join(ROOT, config), join(work.path, file)], { cwd: work.path, inheritOutput: true });
+    if (status !== 0) failed.push(path);
+  }
   work.remove();
-  if (status !== 0) throw new Error("redocly lint reported problems");
-  log("PASS: redocly lint found no problems in /v1.1/openapi.json");
+  if (failed.length > 0) throw new Error(`redocly lint reported problems in ${failed.join(", ")}`);
+  log(`PASS: redocly lint found no problems in ${DOCUMENTS.map((d) => d.path).join(" and ")}`);
 }
 
 await runMain(main, "usage: npm run lint:openapi [-- --keep <file>]");

@@ -15,7 +15,7 @@
 // admin changed or retired stays so); a local dev account is written only when
 // it differs from .dev.vars.
 import { pathToFileURL } from "node:url";
-import { ACCOUNT_NAME, newAccount } from "../tools/lib/accounts.mjs";
+import { ACCOUNT_NAME, newAccount, sha256Hex } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, daysBetween, museumTimeZone, todayIn, weekday } from "../tools/lib/dates.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
@@ -167,8 +167,8 @@ function sampleHolidays(today) {
 
 /**
  * The local dev accounts from .dev.vars (LOCAL_ADMIN_*, LOCAL_SALES_*,
- * LOCAL_KIOSK_* (a second sales account), LOCAL_BOX_OFFICE_* and
- * LOCAL_GATE_*), upserted: a changed secret in .dev.vars takes effect on the
+ * LOCAL_KIOSK_* (a second sales account), LOCAL_BOX_OFFICE_*, LOCAL_GATE_*
+ * and LOCAL_RESELLER_* (a reseller: a sales account with an OCTO key)), upserted: a changed secret in .dev.vars takes effect on the
  * next seed, and a rerun with the same values writes nothing. The accounts
  * added after the first two are optional, so that an older .dev.vars still
  * seeds (copy their lines from .dev.vars.example). Only ever run against local D1.
@@ -180,6 +180,7 @@ function localAccounts(vars) {
     { prefix: "LOCAL_KIOSK", role: "sales", optional: true },
     { prefix: "LOCAL_BOX_OFFICE", role: "box-office", optional: true },
     { prefix: "LOCAL_GATE", role: "gate", optional: true },
+    { prefix: "LOCAL_RESELLER", role: "sales", optional: true },
   ];
   const present = accounts.filter(
     ({ prefix, optional }) => !optional || vars[`${prefix}_NAME`] !== undefined || vars[`${prefix}_SECRET`] !== undefined,
@@ -195,6 +196,22 @@ function localAccounts(vars) {
     }
     return newAccount({ name, role, secret });
   });
+}
+
+/** The id of the local reseller's OCTO key (`npm run account -- list-keys` shows it). */
+const LOCAL_KEY_ID = "local";
+
+/**
+ * The local reseller's OCTO API key from .dev.vars (LOCAL_OCTO_KEY, for
+ * LOCAL_RESELLER_NAME), as the accounts feature's builders take it; none
+ * when either is missing (an older .dev.vars).
+ */
+function localApiKeys(vars) {
+  const key = vars.LOCAL_OCTO_KEY;
+  const accountName = vars.LOCAL_RESELLER_NAME;
+  if (key === undefined || accountName === undefined) return [];
+  if (key.length < 16 || !/^[\x21-\x7e]+$/.test(key)) throw new UsageError(".dev.vars: LOCAL_OCTO_KEY must be at least 16 printable characters, without spaces");
+  return [{ keyId: LOCAL_KEY_ID, accountName, keySha256: sha256Hex(key) }];
 }
 
 async function main(argv) {
@@ -228,14 +245,16 @@ async function main(argv) {
   const events = placeSampleDates(SAMPLE_EVENTS, today);
   const holidays = sampleHolidays(today);
   // The dev accounts are local-only: a remote seed never writes accounts.
-  const accounts = remote ? [] : localAccounts(ensureDevVars());
+  const vars = remote ? {} : ensureDevVars();
+  const accounts = remote ? [] : localAccounts(vars);
+  const apiKeys = remote ? [] : localApiKeys(vars);
 
   if (!args.quiet) log(`seeding ${target.label}: ${SAMPLE_EVENTS.length} sample events from ${today} (${timeZone})${remote ? "" : " and the local dev accounts"}`);
   const categories = SAMPLE_CATEGORIES;
-  const found = readSeeded(target, { events, holidays, categories, accounts });
-  const { steps, written } = seedSteps({ events, holidays, categories, accounts }, found, { redate: args.redate === true });
+  const found = readSeeded(target, { events, holidays, categories, accounts, apiKeys });
+  const { steps, written } = seedSteps({ events, holidays, categories, accounts, apiKeys }, found, { redate: args.redate === true });
   if (steps.length > 0) d1Execute(target, { sql: sqlScript(steps) });
-  const label = { event: "events", date: "event dates", redated: "events redated", holiday: "holidays", category: "ticket categories", account: "accounts" };
+  const label = { event: "events", date: "event dates", redated: "events redated", holiday: "holidays", category: "ticket categories", account: "accounts", apiKey: "API keys" };
   const summary = Object.entries(written).map(([kind, n]) => `${label[kind]}: ${n}`);
   if (summary.length > 0) log(`seed wrote: ${summary.join(", ")}`);
   else if (!args.quiet) log("seed wrote nothing: the sample data is already there");
@@ -246,9 +265,9 @@ async function main(argv) {
  * execute --command` through the builders' reads: per event whether its id
  * is known (`eventName`, deleted or not) and the event if active; per holiday
  * whether its date has an exception; per category whether its id is known;
- * per account its active credential.
+ * per account its active credential; per API key the active account it opens.
  */
-function readSeeded(target, { events, holidays, categories = [], accounts }) {
+function readSeeded(target, { events, holidays, categories = [], accounts, apiKeys = [] }) {
   const b = statements();
   const sql = b.sql.default;
   const reads = [
@@ -256,6 +275,7 @@ function readSeeded(target, { events, holidays, categories = [], accounts }) {
     ...holidays.map((h) => b.hours.exceptionExists(db, h.date)),
     ...categories.map((c) => b.categories.selectCategory(db, c.categoryId)),
     ...accounts.map((a) => b.accounts.selectActiveAccountCredential(db, a.name)),
+    ...apiKeys.map((k) => b.accounts.selectApiKeyAccount(db, k.keySha256)),
   ];
   const results = d1Execute(target, { command: sqlScript(reads) });
   if (results.length !== reads.length) throw new Error(`expected ${reads.length} results from wrangler, got ${results.length}`);
@@ -269,11 +289,12 @@ function readSeeded(target, { events, holidays, categories = [], accounts }) {
   const holidaysFound = holidays.map(() => first(i++) !== null);
   const categoriesFound = categories.map(() => first(i++) !== null);
   const accountsFound = accounts.map(() => first(i++));
-  return { events: eventsFound, holidays: holidaysFound, categories: categoriesFound, accounts: accountsFound };
+  const apiKeysFound = apiKeys.map(() => first(i++));
+  return { events: eventsFound, holidays: holidaysFound, categories: categoriesFound, accounts: accountsFound, apiKeys: apiKeysFound };
 }
 
 /** The builders' steps that add what `found` lacks, and a count of what they write by kind. */
-function seedSteps({ events, holidays, categories = [], accounts }, found, { redate = false } = {}) {
+function seedSteps({ events, holidays, categories = [], accounts, apiKeys = [] }, found, { redate = false } = {}) {
   const b = statements();
   const steps = [];
   const written = {};
@@ -308,6 +329,12 @@ function seedSteps({ events, holidays, categories = [], accounts }, found, { red
     if (stored && stored.role === a.role && stored.secret_sha256 === a.secretSha256) return;
     steps.push(b.accounts.upsertAccount(db, a));
     count("account");
+  });
+  apiKeys.forEach((k, i) => {
+    const stored = found.apiKeys?.[i];
+    if (stored && stored.key_id === k.keyId && stored.name === k.accountName) return;
+    steps.push(b.accounts.upsertApiKey(db, k));
+    count("apiKey");
   });
   return { steps, written };
 }

@@ -1,4 +1,3 @@
-import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { ticketCategoriesRouter } from "./categories";
@@ -10,10 +9,10 @@ import { healthRoute, healthRouter } from "./health";
 import { museumHoursRouter } from "./hours";
 import { handleError, handleMethodNotAllowed, handleNotFound } from "./http/errors";
 import { createRouter } from "./http/openapi";
-import { ProblemError } from "./http/problem";
 import { accessLog } from "./middleware/access-log";
 import { basicAuth } from "./middleware/basic-auth";
 import { configuration } from "./middleware/configuration";
+import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
 import { d1Session } from "./middleware/d1-session";
 import { jsonBody } from "./middleware/json-body";
@@ -26,6 +25,7 @@ import { forgetTicketLookups, ticketImageRouter } from "./ticket-image";
 import { ticketsRouter } from "./tickets";
 import { ticketsFollowing } from "./tickets/follow";
 import { registerPublishNewEventWebhook, webhooksRouter } from "./webhooks";
+import { createOctoApi, OCTO_BASE_PATH } from "./octo";
 
 /** The interface version this service implements (the API description's). */
 const API_VERSION = "1.1.1";
@@ -35,18 +35,6 @@ const MAX_BODY_BYTES = 16 * 1024;
 /** An offline gate's upload (`POST /admissions/offline`): 500 scans of the longest codes fit. */
 const MAX_UPLOAD_BYTES = 512 * 1024;
 const UPLOAD_PATH = `${API_BASE_PATH}/admissions/offline`;
-
-/** Refuses (413) a body over `maxSize` bytes. */
-function bodyLimitOf(maxSize: number) {
-  // Counts the bytes actually read when no Content-Length is given; with one,
-  // the runtime never hands the Worker more bytes than it declares.
-  return honoBodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ProblemError(413, { detail: `The request body is over ${maxSize} bytes.` });
-    },
-  });
-}
 
 /** The /v1.1 API: every operation behind Basic auth, JSON bodies of at most 16 KiB (an offline upload: 512 KiB). */
 function createApi() {
@@ -73,11 +61,11 @@ function createApi() {
   api.openAPIRegistry.registerPath(healthRoute);
   registerPublishNewEventWebhook(api, SpecialEventResponseSchema);
 
-  const bodyLimit = bodyLimitOf(MAX_BODY_BYTES);
-  const uploadBodyLimit = bodyLimitOf(MAX_UPLOAD_BYTES);
+  const limit = bodyLimit(MAX_BODY_BYTES);
+  const uploadLimit = bodyLimit(MAX_UPLOAD_BYTES);
   api.use(
     basicAuth({ realm: "museum", throttle: loginThrottle() }),
-    (c, next) => (c.req.path === UPLOAD_PATH ? uploadBodyLimit : bodyLimit)(c, next),
+    (c, next) => (c.req.path === UPLOAD_PATH ? uploadLimit : limit)(c, next),
     jsonBody(),
   );
   // Sold tickets follow changes of the hours and the events (which the
@@ -124,10 +112,12 @@ export function createApp() {
       openapi: `${API_BASE_PATH}/openapi.json`,
       docs: "/docs",
       health: "/healthz",
+      octo: OCTO_BASE_PATH,
     }),
   );
   app.route("/", healthRouter);
   app.route("/", docsRouter);
   app.route(API_BASE_PATH, createApi());
+  app.route(OCTO_BASE_PATH, createOctoApi(MAX_BODY_BYTES));
   return app;
 }

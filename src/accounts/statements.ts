@@ -1,4 +1,4 @@
-// The accounts feature's tables (accounts, login_failures): every statement on them.
+// The accounts feature's tables (accounts, login_failures, api_keys): every statement on them.
 import sql from "sql-template-tag";
 import { type Db, read, type Step, step } from "../platform/batch";
 import { SQL_NOW } from "../platform/sql";
@@ -148,4 +148,77 @@ export function forgiveLoginAttempt(db: Db, w: { clientKey: string; windowStart:
 /** Forgets the windows that started at or before `before` (Unix ms); reads how many. */
 export function deleteLoginWindowsBefore(db: Db, before: number): Step<number> {
   return step(db, sql`DELETE FROM login_failures WHERE window_start <= ${before}`, read.changes);
+}
+
+/** The active account an API key belongs to: the key is not revoked, nor is its account. */
+export type ApiKeyAccountRow = { key_id: string; name: string; role: AccountRole };
+
+/** The active account whose active API key has the SHA-256 `keySha256` (lower-case hex), or null. */
+export function selectApiKeyAccount(db: Db, keySha256: string): Step<ApiKeyAccountRow | null> {
+  return step(
+    db,
+    sql`SELECT k.key_id, a.name, a.role FROM api_keys k JOIN accounts a ON a.name = k.account_name
+         WHERE k.key_sha256 = ${keySha256} AND k.revoked_at IS NULL AND a.revoked_at IS NULL`,
+    read.first<ApiKeyAccountRow>(),
+  );
+}
+
+/** An API key as the operator's tool lists it (never its hash). */
+type ApiKeyRow = { key_id: string; account_name: string; created_at: string; revoked_at: string | null };
+
+const API_KEY_COLUMNS = sql`key_id, account_name, created_at, revoked_at`;
+
+/**
+ * Gives the active sales account `accountName` (a reseller) the API key
+ * `keyId` with the hash `keySha256`; an existing key id is left as it is.
+ * Reads the key written, or null (no such active sales account, or the id is taken).
+ * @public (used by the tools, which bundle this file)
+ */
+export function insertApiKey(db: Db, key: { keyId: string; accountName: string; keySha256: string }): Step<ApiKeyRow | null> {
+  return step(
+    db,
+    sql`INSERT INTO api_keys (key_id, account_name, key_sha256)
+        SELECT ${key.keyId}, name, ${key.keySha256} FROM accounts WHERE name = ${key.accountName} AND role = 'sales' AND revoked_at IS NULL
+        ON CONFLICT (key_id) DO NOTHING RETURNING ${API_KEY_COLUMNS}`,
+    read.first<ApiKeyRow>(),
+  );
+}
+
+/**
+ * Gives the key `keyId` the account and hash given and lifts its revocation,
+ * creating it when there is none (the local dev key). Reads it as written.
+ * @public (used by the tools, which bundle this file)
+ */
+export function upsertApiKey(db: Db, key: { keyId: string; accountName: string; keySha256: string }): Step<ApiKeyRow> {
+  return step(
+    db,
+    sql`INSERT INTO api_keys (key_id, account_name, key_sha256) VALUES (${key.keyId}, ${key.accountName}, ${key.keySha256})
+        ON CONFLICT (key_id) DO UPDATE SET account_name = excluded.account_name, key_sha256 = excluded.key_sha256, revoked_at = NULL
+        RETURNING ${API_KEY_COLUMNS}`,
+    (result) => read.first<ApiKeyRow>()(result)!,
+  );
+}
+
+/**
+ * Revokes an active API key (its requests get 401 from then on); reads it, or null when there is no active key of that id.
+ * @public (used by the tools, which bundle this file)
+ */
+export function revokeApiKey(db: Db, keyId: string): Step<ApiKeyRow | null> {
+  return step(
+    db,
+    sql`UPDATE api_keys SET revoked_at = ${SQL_NOW} WHERE key_id = ${keyId} AND revoked_at IS NULL RETURNING ${API_KEY_COLUMNS}`,
+    read.first<ApiKeyRow>(),
+  );
+}
+
+/**
+ * Every API key by account and id, revoked or not (only the one `keyId`, when given).
+ * @public (used by the tools, which bundle this file)
+ */
+export function selectApiKeys(db: Db, keyId?: string): Step<ApiKeyRow[]> {
+  return step(
+    db,
+    sql`SELECT ${API_KEY_COLUMNS} FROM api_keys ${keyId === undefined ? sql`` : sql`WHERE key_id = ${keyId}`} ORDER BY account_name, key_id`,
+    read.rows<ApiKeyRow>(),
+  );
 }

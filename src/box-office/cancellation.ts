@@ -30,6 +30,8 @@ export type CancellationContext = {
   /** Makes the cancellation safe to retry (scoped to the principal). */
   idempotencyKey?: string;
   now?: Date;
+  /** Steps of the caller (reads for its answer) run in the cancellation's batch after it. */
+  also?: (batch: Batch) => void;
 };
 
 /** What a cancellation stores for its Idempotency-Key: which request cancelled. */
@@ -186,6 +188,7 @@ async function cancelOrderOnce(
   batch.add(settleHeldOrder(db, orderId, "released", claim ? sql`${releasable} AND ${claimHeld(claim)}` : releasable));
   const { cancelled, held } = addBoxOfficeCancellation(batch, { orderId }, context, claim);
   const { order, tickets } = addOrderReads(batch, orderId, seller);
+  context.also?.(batch);
   await batch.run();
   if (!order.value) throw orderNotFound(orderId);
   if (held && !held.value) throw keyStillInProgress();

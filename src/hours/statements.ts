@@ -242,7 +242,7 @@ export function isSlotStart(plan: Sql, entryTime: Sql): Sql {
 }
 
 /** The `HH:mm` time at which the slot of `plan` (JSON) starting at `entryTime` ends. */
-function slotEndOf(plan: Sql, entryTime: Sql): Sql {
+export function slotEndOf(plan: Sql, entryTime: Sql): Sql {
   return timeAt(slotEndAt(plan, minutesPastMidnight(entryTime)));
 }
 
@@ -261,6 +261,15 @@ export function slotStartsOf(plan: Sql): Sql {
       UNION ALL
       SELECT ${next} FROM slot WHERE ${isSlotStartAt(plan, next)})
     SELECT ${timeAt(raw("start"))} AS entry_time FROM slot)`;
+}
+
+/**
+ * The entry time a general ticket starting at `startTime` (an SQL
+ * expression, `HH:mm`; NULL: none) has on a day of `plan` (JSON): itself on
+ * a timed day, none on an untimed one (where it must be the opening).
+ */
+export function entryTimeAt(plan: Sql, startTime: Sql): Sql {
+  return sql`(CASE WHEN ${hasTimedEntry(plan)} THEN ${startTime} END)`;
 }
 
 /**

@@ -59,3 +59,43 @@ export function museumNowIn(timeZone: string, now: Date = new Date()): MuseumNow
   }
   return { ...lastMuseumNow.now };
 }
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The UTC offset of an IANA time zone at the instant `utcMs`, in minutes (east positive). */
+function offsetMinutesAt(timeZone: string, utcMs: number): number {
+  let formatter = offsetFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" });
+    offsetFormatters.set(timeZone, formatter);
+  }
+  const name = formatter.formatToParts(new Date(utcMs)).find((part) => part.type === "timeZoneName")?.value ?? "GMT";
+  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  if (!match) return 0;
+  return (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
+}
+
+/** A local date and time in a time zone: the instant, and ISO 8601 with its offset (`2026-05-04T09:00:00-04:00`). */
+export type ZonedDateTime = { utc: Date; iso: string };
+
+/**
+ * The instant a museum's wall clock shows `date` `time` (`HH:mm`) in
+ * `timeZone`. A time a clock change skips is read with the offset before
+ * it; one it repeats, as its first occurrence.
+ */
+export function zonedDateTime(timeZone: string, date: IsoDate, time: string): ZonedDateTime {
+  const wall = Date.parse(`${date}T${time}:00Z`);
+  const before = offsetMinutesAt(timeZone, wall - 86_400_000 / 2);
+  let utc = wall - before * 60_000;
+  const after = offsetMinutesAt(timeZone, utc);
+  if (after !== before && offsetMinutesAt(timeZone, wall - after * 60_000) === after) utc = wall - after * 60_000;
+  const offset = (wall - utc) / 60_000;
+  const sign = offset < 0 ? "-" : "+";
+  const hhmm = `${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}:${String(Math.abs(offset) % 60).padStart(2, "0")}`;
+  return { utc: new Date(utc), iso: `${date}T${time}:00${sign}${hhmm}` };
+}
+
+/** An instant as RFC 3339 UTC to the second (`2026-05-04T13:00:00Z`). */
+export function utcSeconds(instant: Date): string {
+  return `${instant.toISOString().slice(0, 19)}Z`;
+}

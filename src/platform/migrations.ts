@@ -24,6 +24,7 @@ export const EXPECTED_MIGRATIONS: readonly string[] = [
   "0019_released_orders_recorded.sql",
   "0020_legacy_codes_and_entries.sql",
   "0024_places_and_holds_in_one_place.sql",
+  "0030_reseller_bookings.sql",
 ];
 
 /** What to run, said in every answer about a schema that is behind. */

@@ -9,7 +9,7 @@ import sql, { raw, type Sql } from "sql-template-tag";
 import { type CategoryPrice, pricesOnSale } from "../categories/statements";
 import { activeEventsOn } from "../events/statements";
 import { type DayPlan, minutesOf } from "../hours/calendar";
-import { parsePlan, planField, plansBetween, slotStartsOf } from "../hours/statements";
+import { parsePlan, planField, plansBetween, slotEndOf, slotStartsOf } from "../hours/statements";
 import { validationProblem } from "../http/errors";
 import { type Batch, type Db, read, runStep, type Step, step } from "../platform/batch";
 import { addDays, type IsoDate, type MuseumNow } from "../platform/dates";
@@ -33,7 +33,7 @@ export type DayState = {
   date: IsoDate;
   plan: DayPlan | null;
   general: { onSale: boolean; taken: number; room: Room };
-  slots: { entryTime: string; onSale: boolean; taken: number; room: Room }[];
+  slots: { entryTime: string; endTime: string; onSale: boolean; taken: number; room: Room }[];
   events: { eventId: string; name: string; capacity: number | null; onSale: boolean; taken: number; room: Room; prices?: CategoryPrice[] }[];
   prices?: CategoryPrice[];
 };
@@ -48,7 +48,7 @@ const TAKEN = raw("general_day.taken");
 
 /** The state of each date in [from, to] at `now`, in order: one statement, however long the range. */
 function selectDayStates(db: Db, range: { from: IsoDate; to: IsoDate }, now: MuseumNow, withPrices: boolean): Step<DayState[]> {
-  const slots = sql`(SELECT json_group_array(json_object('entryTime', s.entry_time, 'onSale', ${slotOnSale(DAY, PLAN, raw("s.entry_time"), now)},
+  const slots = sql`(SELECT json_group_array(json_object('entryTime', s.entry_time, 'endTime', ${slotEndOf(PLAN, raw("s.entry_time"))}, 'onSale', ${slotOnSale(DAY, PLAN, raw("s.entry_time"), now)},
                                                          'taken', s.taken, 'room', ${roomLeft(planField(PLAN, "slotCapacity"), raw("s.taken"))}))
       FROM (SELECT grid.entry_time, ${placesTaken(DAY, "slot", raw("grid.entry_time"))} AS taken
               FROM ${slotStartsOf(PLAN)} grid ORDER BY grid.entry_time) s)`;
@@ -218,6 +218,33 @@ function calendarDayOf(state: DayState): AvailabilityCalendar["days"][number] {
     general: { status: generalStatus, capacity: general.capacity, available: general.available },
     events: eventDays,
   };
+}
+
+/** A day's sales: what `GET /availability` answers, its statuses as the calendar answers them, and each entry slot's status. */
+export type DaySales = {
+  plan: DayPlan | null;
+  availability: Availability;
+  statuses: AvailabilityCalendar["days"][number];
+  /** On a timed day, the status and the end (`HH:mm`) of each of `availability.general.entrySlots`, in order. */
+  slotStatuses: SaleStatus[];
+  slotEnds: string[];
+};
+
+/**
+ * Each day's sales over [from, to] in one round trip, by the same reads and
+ * rules as `GET /availability` and its calendar: for another door to the
+ * same sales (OCTO), whose range rules are its own (the caller keeps it
+ * within the days tickets are sold).
+ */
+export async function salesOver(db: Db, from: IsoDate, to: IsoDate, now: MuseumNow): Promise<DaySales[]> {
+  const states = await runStep(selectDayStates(db, { from, to }, now, false));
+  return states.map((state) => {
+    const availability = availabilityOf(state);
+    const slotStatuses = (availability.general.entrySlots ?? []).map((slot, i) =>
+      saleStatus(state.general.onSale && state.slots[i]!.onSale, slot.available, slot.capacity),
+    );
+    return { plan: state.plan, availability, statuses: calendarDayOf(state), slotStatuses, slotEnds: state.slots.map((slot) => slot.endTime) };
+  });
 }
 
 /** Each day's availability and status over a range (the query's, its defaults filled in), in one round trip. */

@@ -7,7 +7,7 @@
 import sql, { join, raw, type Sql } from "sql-template-tag";
 import { categoryOf, categoryOnSale } from "../categories/statements";
 import { activeEventsOn, eventTakesPlaceOn } from "../events/statements";
-import { dayPlanOn, hasTimedEntry, isSlotStart, minutesPastMidnight, planField, salesEndOf } from "../hours/statements";
+import { dayPlanOn, entryTimeAt, hasTimedEntry, isSlotStart, minutesPastMidnight, planField, salesEndOf } from "../hours/statements";
 import { type Db, read, type Step, step } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { sqlMuseumInstant } from "../platform/sql";
@@ -20,7 +20,7 @@ import type { TicketColumns } from "../tickets/statements/rows";
 export const CONDITIONS = {
   general: [
     "category-on-sale", "accompanied-line-has-companion",
-    "day-on-sale", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
+    "day-on-sale", "start-time-fits-day", "entry-time-fits-day", "entry-time-is-slot", "slot-on-sale", "day-room", "slot-room",
   ],
   event: ["category-on-sale", "accompanied-line-has-companion", "event-on-sale", "event-on-date", "event-room"],
 } as const;
@@ -87,8 +87,12 @@ export function roomLeft(limit: Sql, taken: Sql): Sql {
 /** True when `room` (as `roomLeft` gives it) has a place for one more after `ahead`. */
 const roomFor = (room: Sql, ahead: number | Sql) => sql`coalesce(${room} > ${ahead}, 1)`;
 
-/** What the conditions are judged on, as SQL: a request line's values, or a written ticket's columns. */
-type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql };
+/**
+ * What the conditions are judged on, as SQL: a request line's values, or a
+ * written ticket's columns. `startTime` (NULL: none) stands for the entry
+ * time it names on the day (`entryTimeAt`).
+ */
+type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql; startTime?: Sql };
 
 function eventConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const event = activeEventsOn(line.ticketDate, line.eventId);
@@ -123,8 +127,19 @@ export function conditionsOf(request: RequestLine, now: MuseumNow, ahead: Places
   const place =
     line.ticketType === "event"
       ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, now, ahead)
-      : generalConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`NULL`, entryTime: sql`${line.entryTime ?? null}` }, now, ahead);
-  return { from: place.from, holds: { ...categoryConditions(request), ...place.holds } };
+      : generalConditions(
+          {
+            ticketDate: sql`${line.ticketDate}`,
+            eventId: sql`NULL`,
+            entryTime: sql`${line.entryTime ?? null}`,
+            ...(line.startTime === undefined ? {} : { startTime: sql`${line.startTime}` }),
+          },
+          now,
+          ahead,
+        );
+  // A start time's entry time, judged on the row of its day's plan (one plan read, its date bound once).
+  const columns = line.ticketType === "general" && line.startTime !== undefined ? { ...request.columns, entryTime: entryTimeOfLine(line) } : request.columns;
+  return { from: place.from, holds: { ...categoryConditions({ ...request, columns }), ...place.holds } };
 }
 
 /**
@@ -152,11 +167,13 @@ export function salesEndInstant(ticket: TicketColumns, now: MuseumNow): Sql {
 
 function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const date = line.ticketDate;
-  const entry = line.entryTime;
+  const start = line.startTime ?? sql`NULL`;
+  const entry = line.startTime === undefined ? line.entryTime : entryTimeAt(PLAN, start);
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {
       "day-on-sale": dayOnSale(date, PLAN, now),
+      "start-time-fits-day": sql`(${start} IS NULL OR ${hasTimedEntry(PLAN)} OR ${start} = ${planField(PLAN, "timeOpen")})`,
       "entry-time-fits-day": sql`(${hasTimedEntry(PLAN)} = (${entry} IS NOT NULL))`,
       "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
       "slot-on-sale": sql`(${entry} IS NULL OR ${slotOnSale(date, PLAN, entry, now)})`,
@@ -164,6 +181,16 @@ function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<n
       "slot-room": roomFor(roomLeft(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry)), ahead.slot),
     },
   };
+}
+
+/**
+ * A line's entry time as its insert writes it (an SQL expression on the row
+ * of its conditions' `from`): the entry time it names, the one its start
+ * time names on its day (`entryTimeAt`), or none.
+ */
+export function entryTimeOfLine(line: TicketLine): Sql {
+  if (line.ticketType !== "general") return sql`NULL`;
+  return line.startTime === undefined ? sql`${line.entryTime ?? null}` : entryTimeAt(PLAN, sql`${line.startTime}`);
 }
 
 /** Every condition of a line together: what its insert requires. */

@@ -19,3 +19,8 @@ function randomChars(count: number): string {
 export function newConfirmationCode(type: TicketType): string {
   return `ticket-${type}-${randomChars(6)}-${randomChars(5)}`;
 }
+
+/** `order-{6}-{5}` of lowercase letters and digits (≈ 57 random bits): an order's own code. */
+export function newOrderCode(): string {
+  return `order-${randomChars(6)}-${randomChars(5)}`;
+}

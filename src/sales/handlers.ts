@@ -136,6 +136,7 @@ function holdContextOf(c: Context<AppEnv>, currency: string): HoldContext {
     principal: c.var.principal,
     museumNow: c.var.config.museumNow(),
     currency,
+    primaryDb: c.var.primaryDb,
   };
 }
 

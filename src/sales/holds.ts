@@ -17,11 +17,20 @@ import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHol
 import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
 import type { TicketRow } from "../tickets/statements/rows";
 import { ticketSellable } from "./conditions";
-import { addOrderReads, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
+import { addOrderReads, duplicateReference, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
 import { holdEndOf } from "./sell";
-import { type HoldStateRow, orderHoldLimit, orderRecordedAs, type OrderRow, selectHoldState, settleHeldOrder } from "./statements";
+import {
+  type HoldStateRow,
+  isDuplicateReference,
+  type OrderDetails,
+  orderHoldLimit,
+  orderRecordedAs,
+  type OrderRow,
+  selectHoldState,
+  settleHeldOrder,
+} from "./statements";
 
 /** Who confirms or extends a hold, and when. */
 export type HoldContext = {
@@ -29,6 +38,8 @@ export type HoldContext = {
   museumNow: MuseumNow;
   currency: string;
   now?: Date;
+  /** The primary, for a read that must see what refused the write (platform/fresh-read.ts). */
+  primaryDb: () => Db;
 };
 
 /** What a confirmation stores for its Idempotency-Key: whether it was late. */
@@ -91,11 +102,14 @@ function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { orde
   return { order, state };
 }
 
+/** What a seller records with a confirmation beyond the buyer's contact, and reads of its own in the same batch (also an extension's). */
+export type ConfirmationExtras = { details?: OrderDetails; also?: (batch: Batch) => void };
+
 async function confirmOnce(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
-  context: HoldContext,
+  context: HoldContext & ConfirmationExtras,
   claim: IdempotencyClaimHeld | undefined,
 ): Promise<OrderConfirmation> {
   const seller = sellerScope(context.principal);
@@ -122,10 +136,19 @@ async function confirmOnce(
     });
     confirmingNow = sql`${confirming} AND ${claimAnswered(claim)}`;
   }
-  const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow));
+  const confirmed = batch.add(settleHeldOrder(db, orderId, "confirmed", confirmingNow, context.details));
   batch.add(confirmHeldTickets(db, orderId, contact, orderRecordedAs(orderId, "confirmed", null)));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
-  await batch.run();
+  context.also?.(batch);
+  try {
+    await batch.run();
+  } catch (error) {
+    const reference = context.details?.reference;
+    if (typeof reference === "string" && isDuplicateReference(error)) {
+      throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.principal.name, reference);
+    }
+    throw error;
+  }
 
   const { order, state } = heldOrderBefore(before.value, orderId);
   if (keyHeld && !keyHeld.value) throw keyStillInProgress();
@@ -157,7 +180,7 @@ export async function confirmHeldOrder(
   db: Db,
   orderId: string,
   contact: { email?: string; phone?: string },
-  context: HoldContext & { idempotencyKey?: string },
+  context: HoldContext & ConfirmationExtras & { idempotencyKey?: string },
 ): Promise<{ confirmation: OrderConfirmation; replayed: boolean }> {
   const { result, replayed } = await runKeyed<StoredConfirmation, OrderConfirmation>({
     db,
@@ -183,7 +206,12 @@ export async function confirmHeldOrder(
  * after the first of its tickets stops being sold nor HOLD_LIMIT_MINUTES
  * after its order was made. One round trip.
  */
-export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: number, context: HoldContext): Promise<OrderStatus> {
+export async function extendHeldOrder(
+  db: Db,
+  orderId: string,
+  holdMinutes: number,
+  context: HoldContext & Pick<ConfirmationExtras, "also">,
+): Promise<OrderStatus> {
   const seller = sellerScope(context.principal);
   const batch = new Batch(db);
   const before = batch.add(selectHoldState(db, orderId, seller));
@@ -194,6 +222,7 @@ export async function extendHeldOrder(db: Db, orderId: string, holdMinutes: numb
   );
   batch.add(alignOrderHold(db, orderId));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));
+  context.also?.(batch);
   await batch.run();
 
   const { order, state } = heldOrderBefore(before.value, orderId);

@@ -1,14 +1,35 @@
 // An order's status: one batch over the order and its tickets.
 import type { Principal } from "../env";
 import { Batch, type Db, runStep } from "../platform/batch";
+import type { MuseumNow } from "../platform/dates";
 import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type OrderTicketRow, selectOrderTickets } from "../tickets/statements/holds";
+import {
+  type OrderDayPlanRow,
+  selectOrderBuyers,
+  selectOrderDayPlans,
+  selectOrderTicketIdsWhere,
+  setOrderBuyerContact,
+} from "../tickets/statements/orders";
 import { ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
+import { stillOnSale } from "./conditions";
 import type { OrderStatus } from "./schemas";
-import { ordersWithReference, type OrderRow, type RecordedOrderStatus, selectOrder, selectOrdersByReference } from "./statements";
+import {
+  isDuplicateReference,
+  type OrderDetails,
+  ordersSelected,
+  type OrderSelector,
+  ordersWithReference,
+  type OrderRow,
+  type RecordedOrderStatus,
+  selectOrder,
+  selectOrders,
+  selectOrdersByReference,
+  updateOrderDetails,
+} from "./statements";
 
 export function orderNotFound(orderId: string): ProblemError {
   return new ProblemError(404, { detail: `No order with id ${orderId}.` });
@@ -92,4 +113,82 @@ export async function duplicateReference(sessions: Sessions, soldBy: string, ref
     detail: "This account already has an order with this reference; nothing was sold.",
     extensions: { orderId: existing.order_id },
   });
+}
+
+/**
+ * An order as recorded, its tickets (in the order of its lines), the
+ * museum's plan of each of their days, the buyer's contact (for the
+ * seller's own answers about its sale only), and which of its tickets could
+ * still be sold now (`stillOnSale`: while the box office may take them back).
+ */
+export type OrderRecord = {
+  order: OrderRow;
+  tickets: OrderTicketRow[];
+  dayPlans: OrderDayPlanRow[];
+  buyer: { email: string | null; phone: string | null };
+  stillOnSale: string[];
+};
+
+/**
+ * Adds the reads of the records of the orders `selector` names, sold by
+ * `seller` (null: by anyone), at `now`, to a batch; the records, oldest
+ * first, once it has run.
+ */
+export function addOrderRecordReads(batch: Batch, selector: OrderSelector, seller: string | null, now: MuseumNow): () => OrderRecord[] {
+  const { db } = batch;
+  const ids = ordersSelected(selector, seller);
+  const orders = batch.add(selectOrders(db, selector, seller));
+  const tickets = batch.add(selectOrderTickets(db, ids, seller));
+  const plans = batch.add(selectOrderDayPlans(db, ids, seller));
+  const buyers = batch.add(selectOrderBuyers(db, ids, seller));
+  const onSale = batch.add(selectOrderTicketIdsWhere(db, ids, seller, (ticket) => stillOnSale(ticket, now)));
+  return () =>
+    orders.value.map((order) => {
+      const buyer = buyers.value.find((row) => row.order_id === order.order_id);
+      const own = tickets.value.filter((ticket) => ticket.order_id === order.order_id);
+      return {
+        order,
+        tickets: own,
+        dayPlans: plans.value.filter((plan) => plan.order_id === order.order_id),
+        buyer: { email: buyer?.buyer_email ?? null, phone: buyer?.buyer_phone ?? null },
+        stillOnSale: own.filter((ticket) => onSale.value.includes(ticket.ticket_id)).map((ticket) => ticket.ticket_id),
+      };
+    });
+}
+
+/** The records of the orders `selector` names that `principal` may see, oldest first, at `now`. One round trip. */
+export async function orderRecords(db: Db, selector: OrderSelector, principal: Principal, now: MuseumNow): Promise<OrderRecord[]> {
+  const batch = new Batch(db);
+  const records = addOrderRecordReads(batch, selector, sellerScope(principal), now);
+  await batch.run();
+  return records();
+}
+
+/**
+ * Records the seller's changes of an order's details (reference, the
+ * buyer's details, notes) and, when given, the buyer's new e-mail (and
+ * phone) on its tickets, in one batch, while the order is held or
+ * confirmed; reads its record after. Null: no such order of `principal`'s
+ * to change. A reference used before is `409 duplicate-reference`.
+ */
+export async function changeOrderDetails(
+  sessions: Sessions,
+  orderId: string,
+  principal: Principal,
+  change: { details: OrderDetails; email?: string; phone?: string },
+  now: MuseumNow,
+): Promise<OrderRecord | null> {
+  const { db } = sessions;
+  const batch = new Batch(db);
+  const updated = batch.add(updateOrderDetails(db, orderId, principal.name, change.details));
+  if (change.email !== undefined) batch.add(setOrderBuyerContact(db, orderId, principal.name, { email: change.email, phone: change.phone }));
+  const records = addOrderRecordReads(batch, { orderId }, principal.name, now);
+  try {
+    await batch.run();
+  } catch (error) {
+    const { reference } = change.details;
+    if (typeof reference === "string" && isDuplicateReference(error)) throw await duplicateReference(sessions, principal.name, reference);
+    throw error;
+  }
+  return updated.value ? (records()[0] ?? null) : null;
 }

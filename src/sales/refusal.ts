@@ -48,6 +48,10 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
           ? "General tickets for today are no longer sold: the museum is closed today or has closed for the day."
           : `The museum is closed on ${date}.`,
       );
+    case "start-time-fits-day": {
+      const opening = plan?.timeOpen ?? "";
+      return fieldProblem("startTime", `${date} has no entry slots: its one start is its opening, ${opening}.`);
+    }
     case "entry-time-fits-day":
       return line.ticketType === "general" && line.entryTime === undefined
         ? fieldProblem("entryTime", `Required: ${date} has timed entry (slots ${slots.join(", ")}).`)
@@ -55,14 +59,14 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
     case "entry-time-is-slot":
       return fieldProblem("entryTime", `Not an entry slot of ${date}; its slots are ${slots.join(", ")}.`);
     case "slot-on-sale": {
-      const entryTime = line.ticketType === "general" ? line.entryTime : undefined;
+      const entryTime = line.ticketType === "general" ? (line.entryTime ?? line.startTime) : undefined;
       return fieldProblem("entryTime", `The ${entryTime} slot has ended; choose a later one (see GET /availability).`);
     }
     case "day-room":
       // On a timed day only the daily limit is short: no slot to offer instead.
       return soldOut(state.general.room ?? 0, plan?.entrySlotMinutes === undefined ? undefined : []);
     case "slot-room": {
-      const entryTime = line.ticketType === "general" ? line.entryTime! : "";
+      const entryTime = line.ticketType === "general" ? (line.entryTime ?? line.startTime)! : "";
       const slotsNow = generalAvailability(state).entrySlots ?? [];
       const available = slotsNow.find((slot) => slot.entryTime === entryTime)?.available ?? 0;
       return soldOut(available, nearestSlotsWithRoom(slotsNow, entryTime, ahead.slot + 1));

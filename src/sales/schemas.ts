@@ -199,7 +199,9 @@ const ReferenceSchema = textField(64, {
   example: "SHOP-2026-000123",
 });
 
-const HOLD_MINUTES_MESSAGE = "Must be a whole number of minutes from 1 to 60.";
+/** The longest a hold is asked for at once (minutes): a new one, an extension. */
+export const MAX_HOLD_MINUTES = 60;
+const HOLD_MINUTES_MESSAGE = `Must be a whole number of minutes from 1 to ${MAX_HOLD_MINUTES}.`;
 
 /**
  * A hold never ends more than this many minutes after its order was made,
@@ -211,7 +213,7 @@ const HoldMinutesSchema = z
   .number({ error: HOLD_MINUTES_MESSAGE })
   .int({ error: HOLD_MINUTES_MESSAGE })
   .min(1, { error: HOLD_MINUTES_MESSAGE })
-  .max(60, { error: HOLD_MINUTES_MESSAGE })
+  .max(MAX_HOLD_MINUTES, { error: HOLD_MINUTES_MESSAGE })
   .openapi({
     description:
       "Hold the order for this many minutes while the buyer pays (1–60), capped at the moment the first of its tickets stops being sold; confirm it with `POST /orders/{orderId}/confirmation`.",

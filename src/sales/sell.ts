@@ -11,7 +11,7 @@ import { Batch, type Db, GuardRaced } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
 import { sqlNowShiftedSeconds } from "../platform/sql";
-import { insertOrder, isDuplicateReference } from "./statements";
+import { isDuplicateReference, isOrderCodeClash, isOrderIdTaken, type OrderRow } from "./statements";
 import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
@@ -19,8 +19,9 @@ import { requestLineColumns, requestLines } from "../tickets/statements/lines";
 import type { TicketColumns } from "../tickets/statements/rows";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
-import { allOf, conditionsOf, NONE_AHEAD, salesEndInstant } from "./conditions";
-import { newConfirmationCode } from "./confirmation-code";
+import { allOf, conditionsOf, entryTimeOfLine, NONE_AHEAD, salesEndInstant } from "./conditions";
+import { newConfirmationCode, newOrderCode } from "./confirmation-code";
+import { addOrderWrite, OrderIdTaken, type OrderOfSale } from "./order-write";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 
 // A clash of two random 11-character codes is astronomically rare, and so is
@@ -29,13 +30,13 @@ import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
 const WRITE_ATTEMPTS = 2;
 
 /** What is sold: the lines, the buyer's contact, and whether they make an order (`POST /orders`) or a single ticket. */
-export type SaleRequest = {
+export type SaleRequest = OrderOfSale & {
   lines: readonly TicketLine[];
   /** The buyer's e-mail: required unless the sale is held (its confirmation brings it then). */
   email: string | undefined;
   phone?: string;
-  /** The seller's own reference of an order (unique per seller). */
-  reference?: string;
+  /** Steps of the caller (reads for its answer) run in the sale's batch after its writes; called again for a retried batch. */
+  also?: (batch: Batch, orderId: string) => void;
   /** Held for this many minutes while the buyer pays (an order only); none: sold at once. */
   holdMinutes?: number;
   /** `tickets`: an order, its lines addressed as `tickets[i]`; `body`: one ticket, the body itself. */
@@ -77,7 +78,15 @@ type SoldTicket = {
  * What was sold: the order (for `POST /orders`) and its tickets, in the order
  * of the lines; a held order's `expiresAt` (RFC 3339 UTC, the database's clock).
  */
-export type Sale = { orderId?: string; tickets: SoldTicket[]; expiresAt?: string };
+export type Sale = {
+  orderId?: string;
+  /** The order's own code. */
+  confirmationCode?: string;
+  tickets: SoldTicket[];
+  expiresAt?: string;
+  /** The order as written. */
+  order?: OrderRow;
+};
 
 /**
  * When a held line's hold ends (an SQL timestamp, the database's clock):
@@ -135,18 +144,15 @@ async function writeSale<Answer>(
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
   const held = sale.orderId !== undefined && holdMinutes !== undefined ? { orderId: sale.orderId, holdMinutes } : null;
-  if (sale.orderId) {
-    batch.add(insertOrder(db, { orderId: sale.orderId, soldBy: context.soldBy, held: held !== null, reference: request.reference }, claimGuard));
-  }
+  const { written: order, holdLatest } = sale.orderId
+    ? addOrderWrite(batch, { ...request, orderId: sale.orderId, confirmationCode: sale.confirmationCode, soldBy: context.soldBy, held: held !== null }, claimGuard)
+    : { written: null, holdLatest: undefined };
   const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
     const conditions = conditionsOf({ line, columns: requestLineColumns(line, i), lines: all }, context.museumNow, NONE_AHEAD);
-    const columns = {
-      ticketType: sql`${line.ticketType}`,
-      ticketDate: sql`${line.ticketDate}`,
-      entryTime: sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`,
-    };
+    const entry = entryTimeOfLine(line);
+    const columns = { ticketType: sql`${line.ticketType}`, ticketDate: sql`${line.ticketDate}`, entryTime: entry };
     return batch.add(
       insertTicket(
         db,
@@ -157,10 +163,10 @@ async function writeSale<Answer>(
           ticketId: ticket.ticketId,
           confirmationCode: ticket.confirmationCode,
           price: linePrice(lines[i]!),
+          entry,
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
-          // A new hold (60 minutes at most) stays within HOLD_LIMIT_MINUTES of its order by itself.
-          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow) } : {}),
+          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, holdLatest) } : {}),
         },
         { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
       ),
@@ -186,14 +192,23 @@ async function writeSale<Answer>(
     const body = held ? sql`json_set(${stored}, '$.expiresAt', ${orderHoldEnd(held.orderId)})` : stored;
     addKeyCompletion(batch, claim, { resourceId: sale.orderId ?? ticketIds[0]!, body, written: ticketExists(ticketIds[0]!) });
   }
+  if (sale.orderId) request.also?.(batch, sale.orderId);
   await batch.run();
   const rows = written.map((step) => step.value!);
   const sold: Sale = {
     ...sale,
+    ...(order?.value ? { order: order.value } : {}),
     ...(held ? { expiresAt: aligned ? aligned.value! : rows[0]!.hold_until! } : {}),
     tickets: sale.tickets.map((ticket, i) => {
       const row = rows[i]!;
-      return { ...ticket, priceCents: row.price_cents, category: row.category, categoryName: row.category_name };
+      return {
+        ...ticket,
+        // A start time's entry time is the day's to decide (the insert's).
+        ...(row.entry_time === null ? {} : { entryTime: row.entry_time }),
+        priceCents: row.price_cents,
+        category: row.category,
+        categoryName: row.category_name,
+      };
     }),
   };
   return { answer: answer.of(sold), sale: sold };
@@ -223,11 +238,11 @@ async function checkAndWrite<Answer>(
   // Every line passed its checks: each has its event's name, if any.
   const priced = checks.flatMap((check) => (check.kind === "ok" ? [check] : []));
 
-  const orderId = request.addressing === "tickets" ? crypto.randomUUID() : undefined;
+  const orderId = request.addressing === "tickets" ? (request.orderId ?? crypto.randomUUID()) : undefined;
   const ticketIds = lines.map(() => crypto.randomUUID());
   for (let attempt = 1; ; attempt += 1) {
     const sale: Sale = {
-      ...(orderId ? { orderId } : {}),
+      ...(orderId ? { orderId, ...(request.relining ? {} : { confirmationCode: newOrderCode() }) } : {}),
       tickets: lines.map((line, i) => {
         const check = priced[i]!;
         return {
@@ -250,7 +265,8 @@ async function checkAndWrite<Answer>(
       if (request.reference !== undefined && isDuplicateReference(error)) {
         throw await duplicateReference({ db, primaryDb: context.primaryDb }, context.soldBy, request.reference);
       }
-      const retry = isConfirmationCodeClash(error) || error instanceof GuardRaced;
+      if (request.orderId !== undefined && !request.relining && isOrderIdTaken(error)) throw new OrderIdTaken(request.orderId);
+      const retry = isConfirmationCodeClash(error) || isOrderCodeClash(error) || error instanceof GuardRaced;
       if (retry && attempt < WRITE_ATTEMPTS) continue;
       if (error instanceof GuardRaced) throw placesChanged();
       throw error;

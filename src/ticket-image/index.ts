@@ -15,8 +15,9 @@ export { codeSignerAt, publicKeySet, type CodeSigner } from "./code-keys";
 export { prerenderSoldTickets } from "./cache";
 /** @internal (for tests, which import the feature's parts from here too) */
 export { signTicketToken } from "./legacy-token";
+export { signTicketCode } from "./token";
 /** @internal (for tests) */
-export { MAX_CODE_LENGTH, signTicketCode, type TicketToSign } from "./token";
+export { MAX_CODE_LENGTH, type TicketToSign } from "./token";
 /** @internal (for tests) */
 export { TICKET_IMAGE_LAYOUT_VERSION, buildTicketSvg, type TicketImageInput } from "./card";
 /** @internal (for tests) */

@@ -38,7 +38,18 @@ export const PhoneSchema = z
  * event and may have an entry time, an event ticket has an event.
  */
 export const TicketLineSchema = z.discriminatedUnion("ticketType", [
-  z.object({ ticketType: z.literal("general"), ticketDate: z.string(), entryTime: z.string().optional(), category: z.string().optional() }),
+  z.object({
+    ticketType: z.literal("general"),
+    ticketDate: z.string(),
+    entryTime: z.string().optional(),
+    /**
+     * A start time instead of an entry time (a reseller's availability): the
+     * slot starting then on a timed day, the whole day when it is the day's
+     * opening on an untimed one. Never with `entryTime`; never from /v1.1.
+     */
+    startTime: z.string().optional(),
+    category: z.string().optional(),
+  }),
   z.object({ ticketType: z.literal("event"), ticketDate: z.string(), eventId: z.string(), category: z.string().optional() }),
 ]);
 export type TicketLine = z.infer<typeof TicketLineSchema>;

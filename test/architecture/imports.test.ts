@@ -56,7 +56,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     "hours/calendar.ts", "hours/statements.ts",
     "events/statements.ts", "events/schemas.ts", "events/problems.ts",
     "tickets/statements/sale.ts", "tickets/statements/holds.ts", "tickets/statements/places.ts", "tickets/statements/rows.ts",
-    "tickets/statements/lines.ts",
+    "tickets/statements/lines.ts", "tickets/statements/orders.ts",
     "tickets/schemas.ts", "tickets/status.ts", "tickets/access.ts", "tickets/currency.ts",
     "ticket-image/index.ts",
     // A line's category: its price, whether it is on sale, and whether it needs a companion.
@@ -99,12 +99,25 @@ const MAY_IMPORT: Record<string, string[]> = {
     // An event's prices per category name active categories.
     "categories/schemas.ts", "categories/statements.ts",
   ],
+  // Resellers' door (OCTO): translates into the features' services, which
+  // decide every rule; it reads the day plans its answers show and signs the
+  // codes sold tickets carry.
+  "octo": [
+    "env.ts", "configuration", "platform", "http", "middleware",
+    "sales/sell.ts", "sales/order-write.ts", "sales/holds.ts", "sales/orders.ts", "sales/availability.ts", "sales/checks.ts",
+    "sales/context.ts", "sales/statements.ts", "sales/schemas.ts",
+    "box-office/cancellation.ts",
+    "categories/service.ts", "categories/schemas.ts", "events/service.ts", "events/schemas.ts",
+    "hours/calendar.ts", "hours/service.ts", "hours/statements.ts",
+    "tickets/schemas.ts", "tickets/statements/rows.ts", "tickets/status.ts",
+    "ticket-image/index.ts",
+  ],
   // Health reports whether what a sale needs of the configuration is set.
   "health": ["env.ts", "configuration", "platform", "http"],
   "docs": ["env.ts", "platform", "http"],
   "app.ts": [
     "env.ts", "platform", "http", "middleware", "hours", "events", "categories", "health", "docs", "webhooks",
-    "tickets", "sales", "ticket-image", "admission", "box-office",
+    "tickets", "sales", "ticket-image", "admission", "box-office", "octo",
   ],
   // The Worker's entry: the app, what the Cron Trigger runs, and the Queue consumer.
   "index.ts": [

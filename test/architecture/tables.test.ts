@@ -11,6 +11,7 @@ const modules = new Map(Object.entries(SOURCES).map(([path, source]) => [path.re
 const OWNER: Record<string, string> = {
   accounts: "accounts/statements.ts",
   login_failures: "accounts/statements.ts",
+  api_keys: "accounts/statements.ts",
   special_events: "events/statements.ts",
   special_event_dates: "events/statements.ts",
   special_event_category_prices: "events/statements.ts",

@@ -26,7 +26,7 @@ describe("GET /healthz", () => {
 });
 
 describe("GET /", () => {
-  it("is a public JSON index that links the API, its document, the docs and the health check", async () => {
+  it("is a public JSON index that links the API, its document, the docs, the health check and the OCTO API", async () => {
     const res = await api("/", { as: null });
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
@@ -37,6 +37,7 @@ describe("GET /", () => {
       openapi: "/v1.1/openapi.json",
       docs: "/docs",
       health: "/healthz",
+      octo: "/octo",
     });
   });
 

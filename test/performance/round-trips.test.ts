@@ -14,7 +14,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useClock } from "../support/clock";
 import { decodeQrPng } from "../support/qr-decode";
-import { api, type AccountKey, eventBody } from "../support/helpers";
+import { sha256Hex } from "../../src/platform/crypto";
+import { ACCOUNTS, api, type AccountKey, eventBody } from "../support/helpers";
 import { MEASURED_CLIENT, roundTripsOf, warmLogin } from "../support/round-trips";
 import { ticketCodeOf } from "../support/ticket-codes";
 import { createEvent, type PurchaseResponse } from "../tickets/fixtures";
@@ -57,14 +58,17 @@ type Fixture = {
   extendableOrderId: string;
   /** A ticket of a held order released: never sold, no image. */
   releasedTicketId: string;
+  /** OCTO: the availability id of GENERAL's day; held bookings, one to confirm, one to extend, one to read. */
+  octoAvailabilityId: string;
+  octoHeld: { confirmable: string; extendable: string; readable: string };
 };
 
 type Budget = {
   request: string;
   roundTrips: number;
   status: number;
-  /** The account that sends it (default admin). */
-  as?: AccountKey;
+  /** The account that sends it (default admin; `reseller`: OCTO_KEY's, test-sales). */
+  as?: AccountKey | "reseller";
   /** Settings of wrangler.toml's [vars] for this request (test/worker.ts). */
   vars?: Parameters<typeof setTestVars>[0];
   send: (f: Fixture) => Promise<Response>;
@@ -82,6 +86,13 @@ const orderOf = (lines: number) => ({ email: GENERAL.email, tickets: Array.from(
 
 /** A day with every limit: a daily capacity and entry slots. */
 const TIMED_DAY = "2026-12-08";
+
+/** The OCTO API key of a reseller (the sales account). */
+const OCTO_KEY = "octo-key-of-the-budget-reseller-00001";
+const octo = (method: string, path: string, json?: unknown) =>
+  api(`/octo${path}`, { method, as: null, ...(json === undefined ? {} : { json }), headers: { ...MEASURED_CLIENT, Authorization: `Bearer ${OCTO_KEY}` } });
+const GENERAL_PRODUCT = { productId: "general", optionId: "DEFAULT" };
+const octoBooking = (f: Fixture) => octo("POST", "/bookings", { ...GENERAL_PRODUCT, availabilityId: f.octoAvailabilityId, unitItems: [{ unitId: "adult" }, { unitId: "adult" }] });
 
 const BUDGETS: Budget[] = [
   { request: "GET /special-events", roundTrips: 1, status: 200, send: get("/v1.1/special-events") },
@@ -169,6 +180,36 @@ const BUDGETS: Budget[] = [
     send: (f) => post(`/v1.1/orders/${f.confirmableOrderId}/confirmation`, {}),
   },
   { request: "POST /orders/{id}/hold", roundTrips: 1, status: 200, send: (f) => post(`/v1.1/orders/${f.extendableOrderId}/hold`, { holdMinutes: 30 }) },
+  {
+    request: "POST /octo/availability, a timed day",
+    roundTrips: 1,
+    status: 200,
+    as: "reseller",
+    send: () => octo("POST", "/availability", { ...GENERAL_PRODUCT, localDateStart: TIMED_DAY, localDateEnd: TIMED_DAY }),
+  },
+  {
+    request: "POST /octo/availability/calendar, a month",
+    roundTrips: 1,
+    status: 200,
+    as: "reseller",
+    send: () => octo("POST", "/availability/calendar", { ...GENERAL_PRODUCT, localDateStart: TODAY, localDateEnd: "2026-12-31" }),
+  },
+  { request: "POST /octo/bookings", roundTrips: 1, status: 200, as: "reseller", send: octoBooking },
+  {
+    request: "POST /octo/bookings/{uuid}/confirm",
+    roundTrips: 1,
+    status: 200,
+    as: "reseller",
+    send: (f) => octo("POST", `/bookings/${f.octoHeld.confirmable}/confirm`, { contact: { emailAddress: GENERAL.email } }),
+  },
+  {
+    request: "POST /octo/bookings/{uuid}/extend",
+    roundTrips: 1,
+    status: 200,
+    as: "reseller",
+    send: (f) => octo("POST", `/bookings/${f.octoHeld.extendable}/extend`, { expirationMinutes: 30 }),
+  },
+  { request: "GET /octo/bookings/{uuid}", roundTrips: 1, status: 200, as: "reseller", send: (f) => octo("GET", `/bookings/${f.octoHeld.readable}`) },
   {
     request: "POST /tickets/{id}/cancellation",
     roundTrips: 1,
@@ -305,13 +346,25 @@ describe("D1 round trips per request, login remembered", () => {
     const at = code.length - 10;
     fixture.forgedCode = `${code.slice(0, at)}${code[at] === "A" ? "B" : "A"}${code.slice(at + 1)}`;
     for (let i = 0; i < SUBSCRIPTIONS; i += 1) await subscribe(subscriberUrl(202));
+    await env.DB.prepare("INSERT INTO api_keys (key_id, account_name, key_sha256) VALUES ('budget', ?1, ?2)")
+      .bind(ACCOUNTS.sales.name, await sha256Hex(OCTO_KEY))
+      .run();
+    const day = await octo("POST", "/availability", { ...GENERAL_PRODUCT, localDateStart: GENERAL.ticketDate, localDateEnd: GENERAL.ticketDate });
+    fixture.octoAvailabilityId = ((await day.json()) as { id: string }[])[0]!.id;
+    const octoHold = async () => {
+      const res = await octoBooking(fixture);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { uuid: string }).uuid;
+    };
+    fixture.octoHeld = { confirmable: await octoHold(), extendable: await octoHold(), readable: await octoHold() };
   });
 
   afterEach(() => setTestVars());
 
   it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, as = "admin", vars }) => {
     useClock(NOW);
-    await warmLogin(as);
+    if (as === "reseller") await (await octo("GET", "/supplier")).arrayBuffer();
+    else await warmLogin(as);
     setTestVars(vars);
     const measured = await roundTripsOf(() => send(fixture));
     expect(measured.res.status).toBe(status);

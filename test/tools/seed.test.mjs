@@ -35,22 +35,23 @@ describe("scripts/seed.mjs on a local D1", () => {
   const target = d1Target({ persistTo: dir.path });
   before(() => applyMigrations(target, { quiet: true }));
 
-  it("loads the ten sample events, the holidays and the local accounts; a rerun writes nothing; --redate moves the dates", () => {
-    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, ticket categories: 3, accounts: 5\n/);
+  it("loads the ten sample events, the holidays, the local accounts and the reseller's key; a rerun writes nothing; --redate moves the dates", () => {
+    assert.match(seed(dir.path, "--today", "2030-01-07"), /seed wrote: events: 10, event dates: 25, holidays: 3, ticket categories: 3, accounts: 6, API keys: 1\n/);
     const placed = placeSampleDates(SAMPLE_EVENTS, "2030-01-07");
     assert.deepEqual(
       sampleEvents(target),
       placed.map(({ eventId, name, location, eventDescription, dates, price }) => ({ eventId, name, location, eventDescription, dates, price })),
     );
-    const [holidays, accounts] = d1Execute(target, {
-      command: sqlScript([b.hours.selectExceptions(db, "2030-01-01", "2031-12-31"), b.accounts.selectAccounts(db)]),
+    const [holidays, accounts, keys] = d1Execute(target, {
+      command: sqlScript([b.hours.selectExceptions(db, "2030-01-01", "2031-12-31"), b.accounts.selectAccounts(db), b.accounts.selectApiKeys(db)]),
     });
     assert.deepEqual(holidays.map((h) => [h.date, h.time_open, h.reason]), [
       ["2030-12-24", "09:00", "Christmas Eve: closes early"],
       ["2030-12-25", null, "Christmas Day"],
       ["2031-01-01", null, "New Year's Day"],
     ]);
-    assert.deepEqual(accounts.map((a) => a.name).sort(), ["local-admin", "local-box-office", "local-gate", "local-kiosk", "local-sales"]);
+    assert.deepEqual(accounts.map((a) => a.name).sort(), ["local-admin", "local-box-office", "local-gate", "local-kiosk", "local-reseller", "local-sales"]);
+    assert.deepEqual(keys.map((k) => [k.key_id, k.account_name, k.revoked_at]), [["local", "local-reseller", null]]);
     const [categories] = d1Execute(target, { command: sqlScript([b.categories.selectCategories(db, false)]) });
     assert.deepEqual(categories.map((c) => [c.category_id, c.price_cents, c.accompanied, c.is_default, c.unit_type]), [
       ["adult", 2500, 0, 1, "ADULT"],

@@ -19,6 +19,11 @@ export function newSecret() {
   return randomBytes(24).toString("base64url");
 }
 
+/** A new API key's id: what the operator's tool names it by (never part of the key). */
+export function newKeyId() {
+  return randomBytes(4).toString("hex");
+}
+
 /** The Authorization header value of HTTP Basic credentials. */
 export function basicAuthorization(name, secret) {
   return `Basic ${Buffer.from(`${name}:${secret}`, "utf8").toString("base64")}`;

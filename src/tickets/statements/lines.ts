@@ -4,6 +4,7 @@
 // in the order of the lines; an accompanied line needs a companion.
 import sql, { raw, type Sql } from "sql-template-tag";
 import { categoryOf, isAccompanied, isCompanionCategory } from "../../categories/statements";
+import { dayPlanOn, entryTimeAt } from "../../hours/statements";
 import type { TicketLine } from "../schemas";
 import { placeColumnsOf, type PlaceColumns, placeRef, type PlaceScope } from "./places";
 
@@ -25,19 +26,32 @@ export function ticketLineColumns(t: Sql): LineColumns {
   return { ...placeColumnsOf(t), line: sql`${t}.order_line`, ticketDate: sql`${t}.ticket_date`, category: sql`${t}.category` };
 }
 
+/**
+ * The entry time of a general line starting at `startTime` (SQL, `HH:mm`) on
+ * `date` (SQL): its day's to decide (`entryTimeAt`), in the statement itself.
+ */
+const startEntryTime = (date: Sql, startTime: Sql) => entryTimeAt(dayPlanOn(date), startTime);
+
 /** Line `index` of a request, as bound values (a line naming no category is the default's). */
 export function requestLineColumns(line: TicketLine, index: number): LineColumns {
+  const start = line.ticketType === "general" ? line.startTime : undefined;
   return {
     line: sql`${index}`,
     ticketDate: sql`${line.ticketDate}`,
     ticketType: sql`${line.ticketType}`,
-    entryTime: sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`,
+    entryTime:
+      start === undefined
+        ? sql`${line.ticketType === "general" ? (line.entryTime ?? null) : null}`
+        : startEntryTime(sql`${line.ticketDate}`, sql`${start}`),
     eventId: sql`${line.ticketType === "event" ? line.eventId : null}`,
     category: categoryOf(line.category),
   };
 }
 
-/** A request's lines as a relation of lines (one JSON parameter, however many lines). */
+/**
+ * A request's lines as a relation of lines (one JSON parameter, however many
+ * lines). A line's start time (a reseller's) names its entry time on its day.
+ */
 export function requestLines(lines: readonly TicketLine[]): Sql {
   const rows = lines.map((line) => [
     line.ticketDate,
@@ -45,8 +59,11 @@ export function requestLines(lines: readonly TicketLine[]): Sql {
     line.ticketType === "general" ? (line.entryTime ?? null) : null,
     line.ticketType === "event" ? line.eventId : null,
     line.category ?? null,
+    line.ticketType === "general" ? (line.startTime ?? null) : null,
   ]);
-  return sql`(SELECT key AS line, value ->> 0 AS ticket_date, value ->> 1 AS ticket_type, value ->> 2 AS entry_time,
+  const started = lines.some((line) => line.ticketType === "general" && line.startTime !== undefined);
+  const entryTime = started ? sql`coalesce(value ->> 2, ${startEntryTime(sql`value ->> 0`, sql`value ->> 5`)})` : sql`value ->> 2`;
+  return sql`(SELECT key AS line, value ->> 0 AS ticket_date, value ->> 1 AS ticket_type, ${entryTime} AS entry_time,
                      value ->> 3 AS event_id, coalesce(value ->> 4, ${categoryOf(undefined)}) AS category
                 FROM json_each(${JSON.stringify(rows)}))`;
 }

@@ -16,6 +16,8 @@ export type NewTicket = TicketLine & {
   confirmationCode: string;
   /** The price recorded on the ticket (an SQL expression, decided in the insert's own statement). */
   price: Sql;
+  /** Its entry time (an SQL expression, NULL: none), decided in the insert's own statement (a start time's is the day's to decide). */
+  entry: Sql;
   soldBy: string;
   /** The order the ticket is a line of (0-based), if any. */
   order?: { orderId: string; line: number };
@@ -29,7 +31,7 @@ const TICKET_COLUMNS = sql`(ticket_id, ticket_type, ticket_date, event_id, confi
  * What a sale's insert decided of its ticket: the price recorded, the
  * category (the default's, when the line named none) and, held, its hold's end.
  */
-export type WrittenTicket = { price_cents: number; category: string; category_name: string; hold_until: string | null };
+export type WrittenTicket = { price_cents: number; category: string; category_name: string; hold_until: string | null; entry_time: string | null };
 
 /**
  * Writes a ticket only while `sale.requires` (an SQL condition on the row of
@@ -44,12 +46,12 @@ export function insertTicket(db: Db, ticket: NewTicket, sale: { from: Sql; requi
         SELECT ${ticket.ticketId}, ${ticket.ticketType}, ${ticket.ticketDate},
                ${ticket.ticketType === "event" ? ticket.eventId : null}, ${ticket.confirmationCode},
                ${ticket.email ?? null}, ${ticket.phone ?? null}, ${ticket.price}, ${ticket.soldBy},
-               ${ticket.ticketType === "general" ? (ticket.entryTime ?? null) : null},
+               ${ticket.entry},
                ${ticket.order?.orderId ?? null}, ${ticket.order?.line ?? null}, ${categoryOf(ticket.category)},
                ${ticket.holdUntil ?? null}
           FROM ${sale.from}
          WHERE ${sale.requires}
-        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name, hold_until`,
+        RETURNING price_cents, category, ${categoryName(raw("tickets.category"))} AS category_name, hold_until, entry_time`,
     read.first<WrittenTicket>(),
   );
 }
