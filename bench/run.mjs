@@ -175,7 +175,7 @@ function serverPasses(cfg, scenarios) {
   const of = (test) => scenarios.filter(test);
   const pair = (pass) => ({ db: "small", direct: true, connections: 1, ...pass });
   return [
-    { name: "wrangler dev, 100 events", db: "small", list: of((s) => s.db === "small" && !["webhooks", "capacity", "order-pair", "calendar-pair", "hold-pair"].includes(s.kind)) },
+    { name: "wrangler dev, 100 events", db: "small", list: of((s) => s.db === "small" && !["webhooks", "capacity", "order-pair", "calendar-pair", "hold-pair", "octo-pair"].includes(s.kind)) },
     pair({ name: "gate, profiled", profile: true, list: of((s) => s.cpuWithin) }),
     pair({ name: "webhooks", profile: true, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "webhooks") }),
     pair({ name: "capacity", db: "capacity", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "capacity") }),
@@ -185,6 +185,7 @@ function serverPasses(cfg, scenarios) {
     ),
     pair({ name: "calendar", rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "calendar-pair") }),
     pair({ name: "holds", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "hold-pair") }),
+    pair({ name: "octo", profile: true, vars: { PRERENDER_TICKET_IMAGES: "false" }, rate: 100, rounds: cfg.pairRounds, list: of((s) => s.kind === "octo-pair") }),
     { name: "wrangler dev, 100,000 events", db: "large", list: of((s) => s.db === "large") },
     ...(cfg.d1Rtt > 0 ? [0, cfg.d1Rtt] : []).map((rtt) => ({ name: `distance ${rtt}`, db: "small", distance: rtt, connections: 1, duration: cfg.distanceDuration, list: of((s) => s.hot) })),
   ].filter((pass) => pass.list.length > 0);
@@ -215,6 +216,8 @@ async function contextFor(pass, setup, side, server) {
     days: capacityDays(setup.today, pass.rounds ?? 1),
     auth: basicAuthorization(db.account.name, db.account.secret),
     gateAuth: basicAuthorization(db.gate.name, db.gate.secret),
+    // The reseller's two doors: /v1.1 (Basic) and OCTO (its API key); none in a checkout from before OCTO.
+    ...(db.reseller ? { resellerAuth: basicAuthorization(db.reseller.name, db.reseller.secret), octoAuth: `Bearer ${db.reseller.key}` } : {}),
     // Read at each use: a run may cross midnight in the museum's time zone.
     get today() {
       return todayIn(timeZone);
@@ -253,6 +256,10 @@ async function runPass(pass, setup, results) {
       for (const scenario of inOrder ? pass.list : [...pass.list].reverse()) {
         for (const { side, server, into, ctx } of inOrder ? running : [...running].reverse()) {
           const on = running.length > 1 ? `, ${side.label}` : "";
+          if (scenario.reseller && !ctx.resellerAuth) {
+            log(`==> ${scenario.id} (${pass.name}${on}): skipped, this checkout has no OCTO`);
+            continue;
+          }
           log(`==> ${scenario.id} (${pass.name}${rounds > 1 ? `, round ${round} of ${rounds}` : ""}${on}): ${scenario.title}`);
           const count = scenario.mode === "amount" ? 1 + scenario.warmup + scenario.amount(scenarioCfg) + 2 * scenario.requests(ctx).length : undefined;
           const env = { base: server.base, ctx, count };

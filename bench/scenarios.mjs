@@ -1,6 +1,8 @@
 // The benchmark scenarios and the alternating pairs. A scenario's
 // `requests(ctx)` is autocannon's request list, for a context:
 //   ctx.auth, ctx.gateAuth   Authorization headers of the bench admin and gate accounts
+//   ctx.resellerAuth, ctx.octoAuth   a reseller's (a sales account): Basic, and Bearer with its OCTO API key
+//                            (none in a checkout from before OCTO: a scenario marked `reseller` is skipped there)
 //   ctx.today, ctx.saleDate  today in the museum's time zone; an open day in the coming week
 //   ctx.eventIds             the seeded events
 //   ctx.cached, ctx.etag     a ticket whose image is cached, and its ETag
@@ -75,15 +77,47 @@ const order = (ctx, id, remember = false) =>
   request("POST", "/orders", json(ctx), (n) => ({ body: JSON.stringify({ email: `bench-${ctx.runId}-${id}-${n}@example.com`, tickets: Array.from({ length: ORDER_LINES }, () => ({ ticketType: "general", ticketDate: ctx.saleDate })) }) }),
     remember ? (status, body, context) => status === 201 && (context.ticketIds = JSON.parse(body).tickets.map((t) => t.ticketId)) : undefined);
 
-/** `POST /orders` of one general ticket: sold at once, or (`holdMinutes`) held, its orderId remembered for the confirmation. */
-const oneTicketOrder = (ctx, id, held) =>
+/** `POST /orders` of one general ticket (`line`: more of it): sold at once, or (`holdMinutes`) held, its orderId remembered for the confirmation. */
+const oneTicketOrder = (ctx, id, held, line = {}) =>
   request("POST", "/orders", json(ctx), (n) => ({
-    body: JSON.stringify({ ...(held ? { holdMinutes: 15 } : { email: `bench-${ctx.runId}-${id}-${n}@example.com` }), tickets: [{ ticketType: "general", ticketDate: ctx.saleDate }] }),
+    body: JSON.stringify({ ...(held ? { holdMinutes: 15 } : { email: `bench-${ctx.runId}-${id}-${n}@example.com` }), tickets: [{ ticketType: "general", ticketDate: ctx.saleDate, ...line }] }),
   }), held ? (status, body, context) => status === 201 && (context.orderId = JSON.parse(body).orderId) : undefined);
 
 /** The confirmation of the order this connection just held, with the buyer's e-mail (a shop learns it while the buyer pays). */
 const confirmation = (ctx, id) =>
   request("POST", undefined, json(ctx), (n, context) => ({ path: `${API}/orders/${context.orderId}/confirmation`, body: JSON.stringify({ email: `bench-${ctx.runId}-${id}-${n}@example.com` }) }));
+
+/** The reseller's requests on /v1.1: its own Basic auth, the account its OCTO API key belongs to. */
+const asReseller = (ctx) => ({ ...ctx, auth: ctx.resellerAuth });
+
+const OCTO = "/octo";
+const octoHeaders = (ctx) => ({ Authorization: ctx.octoAuth, Accept: "application/json", "Content-Type": "application/json" });
+/** A reseller's `POST` under /octo; `vary(n, context)` gives its path (under /octo) and body. */
+const octo = (ctx, vary, onResponse) =>
+  request("POST", undefined, octoHeaders(ctx), (n, context) => {
+    const { path, body } = vary(n, context);
+    return { path: `${OCTO}${path}`, body: JSON.stringify(body) };
+  }, onResponse);
+
+/** OCTO's availability of general admission on the sale date (the check; one day). */
+const octoAvailabilityQuery = (ctx) => ({ productId: "general", optionId: "DEFAULT", localDateStart: ctx.saleDate, localDateEnd: ctx.saleDate });
+
+/** Learns the sale date's availability id (the day's opening) before a scenario that books it. */
+async function octoSaleAvailability({ base, ctx }) {
+  if (ctx.octoAvailabilityId) return;
+  const res = await fetch(`${base}${OCTO}/availability`, { method: "POST", headers: octoHeaders(ctx), body: JSON.stringify(octoAvailabilityQuery(ctx)) });
+  const [first] = await expectJson(res, 200, "OCTO's availability of the sale date");
+  if (!first?.available) throw new Error(`the sale date ${ctx.saleDate} has no OCTO availability on sale`);
+  ctx.octoAvailabilityId = first.id;
+}
+
+/** `POST /octo/bookings` of one adult on the sale date (held 15 minutes), its uuid remembered for the confirmation. */
+const octoHold = (ctx) =>
+  octo(ctx, () => ({ path: "/bookings", body: { productId: "general", optionId: "DEFAULT", availabilityId: ctx.octoAvailabilityId, expirationMinutes: 15, unitItems: [{ unitId: "adult" }] } }),
+    (status, body, context) => status === 200 && (context.uuid = JSON.parse(body).uuid));
+
+/** The confirmation of the booking this connection just held, with the buyer's e-mail. */
+const octoConfirm = (ctx, id) => octo(ctx, (n, context) => ({ path: `/bookings/${context.uuid}/confirm`, body: { contact: { emailAddress: `bench-${ctx.runId}-${id}-${n}@example.com` } } }));
 
 /** The image of the i-th ticket this connection just bought. */
 const imageBought = (ctx, i = 0) => request("GET", undefined, { Authorization: ctx.auth }, (n, context) => ({ path: `${API}/tickets/${context.ticketIds[i]}/qr` }));
@@ -201,6 +235,29 @@ export const SCENARIOS = [
       env.ctx.readOrderId ??= (await expectJson(await call(env.base, env.ctx.auth, "POST", "/orders", { email: `bench-${env.ctx.runId}-read@example.com`, tickets: [{ ticketType: "general", ticketDate: env.ctx.saleDate }] }), 201, "an order to read")).orderId;
     },
   }),
+  // A reseller's one purchase through each door: the same hold of one adult ticket, then its confirmation.
+  pairSide("reseller-hold-confirm", "`POST /v1.1/orders` with `holdMinutes`, then its confirmation, by a reseller (one purchase: both requests)", "octo-pair", (cfg) => 2 * cfg.holdPairSales,
+    (ctx) => [oneTicketOrder(asReseller(ctx), "reseller-hold", true, { category: "adult" }), confirmation(asReseller(ctx), "reseller-hold")], { sequence: 2, expect: [200, 201], reseller: true }),
+  pairSide("octo-hold-confirm", "`POST /octo/bookings`, then `POST /octo/bookings/{uuid}/confirm` (one purchase: both requests)", "octo-pair", (cfg) => 2 * cfg.holdPairSales,
+    (ctx) => [octoHold(ctx), octoConfirm(ctx, "octo-hold")], { sequence: 2, expect: [200], reseller: true, prepare: octoSaleAvailability }),
+  // What reseller platforms time (p99 at the run's D1 distance): an availability answer, a booking.
+  timed("octo-availability", "OCTO `POST /octo/availability`, one day", "octo", 200, (ctx) => [octo(ctx, () => ({ path: "/availability", body: octoAvailabilityQuery(ctx) }))], {
+    hot: true, reseller: true, p99Within: { ms: 250, what: "a reseller platform's wait for availability" },
+  }),
+  {
+    id: "octo-booking",
+    title: "OCTO: a booking held, then confirmed (one connection; latency of the pair)",
+    db: "small",
+    kind: "octo",
+    connections: 1,
+    sequence: 2,
+    expect: [200],
+    hot: true,
+    reseller: true,
+    p99Within: { ms: 1000, what: "a reseller platform's wait for a booking" },
+    prepare: octoSaleAvailability,
+    requests: (ctx) => [octoHold(ctx), octoConfirm(ctx, "octo-booking")],
+  },
   timed("static-100k", "`GET /` (static), server with 100,000 events", "static", 200, () => [{ method: "GET", path: "/" }], { db: "large" }),
   timed("events-year-100k", "`GET /special-events`, a year, 100,000 events stored", "json", 200, (ctx) => [get(ctx, `/special-events?${yearQuery(ctx)}`)], { db: "large" }),
 ];
@@ -221,5 +278,6 @@ export const PAIRS = [
   { pass: "holds", baseline: "order-direct", subject: "order-hold", budgetOn: [], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. For reference (no budget): the hold pair's first request alone.` },
   { pass: "holds", baseline: "order-direct", subject: "order-read", budgetOn: [], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING} The pre-render off. For reference (no budget): a request a confirmation cannot cost less than, Basic auth and one D1 round trip reading the order it answers with.` },
   // Budgeted on the Worker's CPU; p50, shown beside it, also holds local D1 reading every day of the month.
+  { pass: "octo", baseline: "reseller-hold-confirm", subject: "octo-hold-confirm", budget: 1.15, budgetOn: ["cpu"], measures: ["cpu", "isolate", "latency"], method: `${ALTERNATING}${PROFILED} The pre-render off. One reseller's purchase of one adult ticket through each door, figures per purchase (its hold and its confirmation): Basic auth on /v1.1, its API key on OCTO.` },
   { pass: "calendar", baseline: "availability-day", subject: "availability-calendar", budget: 3, budgetOn: ["cpu"], measures: ["cpu", "latency"], method: ALTERNATING },
 ];

@@ -6,10 +6,10 @@
 // `importTickets`, `ROWS_PER_STATEMENT` at a time, rendered into one SQL file
 // run by `wrangler d1 execute DB --local --persist-to <dir> --file`.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { newAccount } from "../tools/lib/accounts.mjs";
+import { newAccount, newKeyId, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
 import { addDays, weekday } from "../tools/lib/dates.mjs";
 import { recordingDb as db, renderStatement, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { ROOT, d1Execute, d1Target, runWrangler } from "../tools/lib/wrangler.mjs";
@@ -74,12 +74,17 @@ export function capacityDays(today, rounds) {
  * `dayTickets` ({ date, count }): general tickets sold for one day besides, imported as rows;
  * the triggers of migrations/0024 count them into `ticket_places` as they would a sale.
  */
-function buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate }) {
+function buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate, reseller }) {
   // The checkout's own builders; this repository's where an older checkout has none.
   const b = { ...statements(), ...statements(checkout) };
   const steps = [b.accounts.insertAccount(db, newAccount({ name: accountName, role: "admin", secret }))];
   // The gate scenario's scanner.
   if (gate) steps.push(b.accounts.insertAccount(db, newAccount({ ...gate, role: "gate" })));
+  // The OCTO scenarios' reseller: a sales account and its API key.
+  if (reseller) {
+    steps.push(b.accounts.insertAccount(db, newAccount({ name: reseller.name, role: "sales", secret: reseller.secret })));
+    steps.push(b.accounts.insertApiKey(db, { keyId: newKeyId(), accountName: reseller.name, keySha256: sha256Hex(reseller.key) }));
+  }
 
   const newEvents = Array.from({ length: events }, (_, n) => ({
     eventId: benchUuid(1, n),
@@ -121,6 +126,12 @@ export function migrationsDir(checkout) {
   return resolve(checkout, /^\s*migrations_dir\s*=\s*"([^"]+)"/m.exec(db)?.[1] ?? "migrations");
 }
 
+/** Whether a checkout's migrations make the table of resellers' API keys (OCTO). */
+function hasApiKeys(checkout) {
+  const dir = migrationsDir(checkout);
+  return readdirSync(dir).some((name) => name.endsWith(".sql") && /CREATE TABLE api_keys\b/.test(readFileSync(join(dir, name), "utf8")));
+}
+
 /**
  * `wrangler d1 migrations apply` for a checkout's local D1 in `persistTo`: the
  * checkout's own migrations (its config, run in it), as its code expects its
@@ -139,11 +150,15 @@ export function seedDatabase({ checkout = ROOT, persistTo, today, events, ticket
   const secret = randomBytes(16).toString("hex");
   // A checkout from before the gate role (migrations/0008) has no gate account.
   const gate = withGate ? { name: "bench-gate", secret: randomBytes(16).toString("hex") } : undefined;
+  // A checkout from before OCTO (migrations/0030) has no API keys, and no reseller.
+  const reseller = hasApiKeys(checkout)
+    ? { name: "bench-reseller", secret: randomBytes(16).toString("hex"), key: newSecret() }
+    : undefined;
   const t0 = performance.now();
   const migrate = migrationsCommand(checkout, persistTo);
   runWrangler(migrate.args, { capture: true, cwd: migrate.cwd });
   const t1 = performance.now();
-  const seed = buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate });
+  const seed = buildSeedSql({ checkout, today, events, tickets, dayTickets, accountName, secret, gate, reseller });
   const dir = mkdtempSync(join(tmpdir(), "museum-bench-sql-"));
   try {
     const file = join(dir, "seed.sql");
@@ -156,6 +171,7 @@ export function seedDatabase({ checkout = ROOT, persistTo, today, events, ticket
   return {
     account: { name: accountName, secret },
     gate,
+    reseller,
     eventIds: seed.eventIds,
     ticketIds: seed.ticketIds,
     ticketDate: seed.ticketDate,

@@ -126,6 +126,29 @@ describe("bench/report.mjs: budgets against a before, and CPU within a function"
   });
 });
 
+describe("bench/report.mjs: the hot paths with D1 at a distance", () => {
+  const run = (id, roundTrips, p50, p99) => ({ id, title: id, roundTrips, p50, p99, cpuMs: { runtime: 1 }, failures: 0 });
+  const atDistance = (near, far) => ({ ...results(), settings: { ...results().settings, d1Rtt: 25 }, distance: { 0: near, 25: far } });
+  const rows = (checks, id) => checks.filter((c) => c.id === id).map((c) => [c.rule, c.value, c.pass]);
+
+  it("allows a path the distance once for each of its round trips, and holds a reseller's paths to their p99", () => {
+    const checks = checkBudgets(atDistance(
+      [run("octo-booking", 2, 40, 100), run("octo-availability", 1, 10, 50), run("qr-cached", 0, 4, 20)],
+      [run("octo-booking", 2, 95, 1000), run("octo-availability", 1, 40.5, 250.5), run("qr-cached", 0, 34.5, 20)],
+    ));
+    assert.deepEqual(rows(checks, "octo-booking"), [
+      ["p50 at D1 25 ms ≤ p50 at 0 ms + 2 × 25 + 5 ms", "95.00 ms vs 95.00 ms", true],
+      ["p99 at D1 25 ms ≤ 1000 ms (a reseller platform's wait for a booking)", "1000.00 ms", true],
+    ]);
+    assert.deepEqual(rows(checks, "octo-availability"), [
+      ["p50 at D1 25 ms ≤ p50 at 0 ms + 25 + 5 ms", "40.50 ms vs 40.00 ms", false],
+      ["p99 at D1 25 ms ≤ 250 ms (a reseller platform's wait for availability)", "250.50 ms", false],
+    ]);
+    // No round trip: still at most one distance.
+    assert.deepEqual(rows(checks, "qr-cached"), [["p50 at D1 25 ms ≤ p50 at 0 ms + 25 + 5 ms", "34.50 ms vs 34.00 ms", false]]);
+  });
+});
+
 describe("bench/seed.mjs: a checkout's own migrations", () => {
   it("reads the migrations directory from the checkout's wrangler.toml", () => {
     const dir = tempDir("museum-bench-checkout-");
@@ -155,6 +178,7 @@ describe("bench/seed.mjs: a checkout's own migrations", () => {
     assert.ok(names.includes("tickets") && names.includes("accounts"), names.join(", "));
     assert.ok(!names.includes("ticket_places"), names.join(", "));
     assert.equal(seeded.account.name, "bench-admin");
+    assert.equal(seeded.reseller, undefined, "a checkout from before OCTO has no API keys");
     checkout.remove();
     persistTo.remove();
   });

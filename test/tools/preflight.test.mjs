@@ -137,16 +137,23 @@ describe("preflight checks", () => {
 });
 
 describe("the preflight's secret lists", () => {
-  /** Upper-case names src/ reads from its bindings: `env.X`, `keys.X`, and fields of its bindings types. */
+  /**
+   * Upper-case names src/ reads from its bindings: `env.X`, `keys.X`, and the
+   * fields of the bindings' types and schemas, which live in configuration/
+   * and env.ts (elsewhere an upper-case key is data, such as OCTO's error codes).
+   */
   function namesReadBySrc() {
     const names = new Set();
+    const BINDING_FIELDS = [join(ROOT, "src", "configuration"), join(ROOT, "src", "env.ts")];
     const walk = (path) => {
       for (const entry of readdirSync(path, { withFileTypes: true })) {
         const full = join(path, entry.name);
         if (entry.isDirectory()) walk(full);
         else if (entry.name.endsWith(".ts")) {
           const text = readFileSync(full, "utf8");
-          for (const m of text.matchAll(/\b(?:env|keys|bindings)\.([A-Z][A-Z0-9_]+)|^\s+([A-Z][A-Z0-9_]{2,})\??:/gm)) names.add(m[1] ?? m[2]);
+          for (const m of text.matchAll(/\b(?:env|keys|bindings)\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]);
+          if (!BINDING_FIELDS.some((place) => full.startsWith(place))) continue;
+          for (const m of text.matchAll(/^\s+([A-Z][A-Z0-9_]{2,})\??:/gm)) names.add(m[1]);
         }
       }
     };
