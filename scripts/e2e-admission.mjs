@@ -24,7 +24,7 @@ import { throwawaySecrets } from "../tools/lib/local-state.mjs";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { checkTicketCode } from "museum-api-client/gate";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
-import { log, runMain } from "../tools/lib/cli.mjs";
+import { fetchWithin, log, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday } from "../tools/lib/dates.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
@@ -51,7 +51,7 @@ function prepareLocalState() {
 /** A typed client per role. */
 function clients(origin, credentials) {
   return Object.fromEntries(
-    Object.entries(credentials).map(([role, login]) => [role, createMuseumClient({ baseUrl: origin, ...login })]),
+    Object.entries(credentials).map(([role, login]) => [role, createMuseumClient({ baseUrl: origin, ...login, fetch: fetchWithin(60_000) })]),
   );
 }
 

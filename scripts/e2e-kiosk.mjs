@@ -23,7 +23,7 @@
 import { randomUUID } from "node:crypto";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { verifyTicketCode } from "museum-api-client/gate";
-import { exitOnHelp, log } from "../tools/lib/cli.mjs";
+import { exitOnHelp, fetchWithin, log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
@@ -52,8 +52,9 @@ const state = prepareLocalState({ name: "e2e-kiosk", role: "sales" });
 const admin = { name: "e2e-kiosk-admin", secret: newSecret() };
 d1Execute(d1Target({ persistTo: state.persistTo }), { command: insertAccountSql({ ...admin, role: "admin" }) });
 const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn", vars: throwawaySecrets() });
-const kiosk = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
-const office = createMuseumClient({ baseUrl: server.origin, username: admin.name, password: admin.secret });
+const fetch = fetchWithin(60_000);
+const kiosk = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret, fetch });
+const office = createMuseumClient({ baseUrl: server.origin, username: admin.name, password: admin.secret, fetch });
 
 /** The ticket's image, whose QR code reads (both decoders, both sizes) as a code of that ticket. */
 async function expectImageOf(ticketId) {

@@ -14,7 +14,7 @@
 // The admin calls go through the project's own typed client (museum-api-client).
 import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
-import { exitOnHelp, log } from "../tools/lib/cli.mjs";
+import { exitOnHelp, fetchWithin, log } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
 import { prepareLocalState } from "../tools/lib/local-state.mjs";
 import { startWebhookReceiver } from "../tools/lib/webhook-receiver.mjs";
@@ -33,7 +33,7 @@ if (devVars.WEBHOOK_ALLOW_LOOPBACK !== "true") throw new Error(".dev.vars must s
 const state = prepareLocalState();
 const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn" });
 
-const client = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret });
+const client = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret, fetch: fetchWithin(60_000) });
 
 function expect(condition, message) {
   if (!condition) throw new Error(message);

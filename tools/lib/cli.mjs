@@ -66,3 +66,15 @@ export async function runMain(main, usage, { ownHelp = false } = {}) {
     process.exit(1);
   }
 }
+
+/**
+ * A fetch for the typed client's `fetch` option that gives up on a request
+ * after `ms`, naming it: a request wrangler dev never answers fails the
+ * script at once instead of holding CI until its own timeout.
+ */
+export function fetchWithin(ms) {
+  return (request) =>
+    fetch(request, { signal: AbortSignal.timeout(ms) }).catch((error) => {
+      throw new Error(`${request.method} ${new URL(request.url).pathname}: ${error.name === "TimeoutError" ? `no answer within ${ms / 1000} s` : error.message}`);
+    });
+}
