@@ -1,10 +1,9 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Principal } from "../../env";
-import { type ApiKeyAccountRow, selectApiKeyAccount } from "../../accounts/statements";
-import { Batch, type Db, runStep } from "../../platform/batch";
+import { selectApiKeyAccount } from "../../accounts/statements";
 import { sha256Hex } from "../../platform/crypto";
 import { ProblemError } from "../../http/problem";
-import { clientKey, type LoginThrottle, type ThrottledLogin } from "../login-throttle";
+import { clientKey, type LoginThrottle, readCredential } from "../login-throttle";
 import { forgetClientLogins, recallLogin, rememberLogin } from "../basic-auth/login-cache";
 
 export type ApiKeyAuthOptions = {
@@ -16,17 +15,6 @@ export type ApiKeyAuthOptions = {
 const API_KEY_LOGIN = "";
 
 const BEARER = /^Bearer +([\x21-\x7e]{1,256})$/i;
-
-/** The account of the key, with the attempt counted in the same batch under the throttle. */
-async function lookUp(db: Db, keySha256: string, login: ThrottledLogin | undefined): Promise<ApiKeyAccountRow | null> {
-  if (!login) return runStep(selectApiKeyAccount(db, keySha256));
-  const batch = new Batch(db);
-  const attempt = login.count(batch);
-  const account = batch.add(selectApiKeyAccount(db, keySha256));
-  await batch.run();
-  attempt.enforce();
-  return account.value;
-}
 
 /**
  * `Authorization: Bearer <API key>` against the api_keys table: the key's
@@ -53,7 +41,7 @@ export const apiKeyAuth = (options: ApiKeyAuthOptions = {}) =>
     }
     let principal: Principal;
     try {
-      const account = await lookUp(c.var.db, keySha256, login);
+      const account = await readCredential(c.var.db, selectApiKeyAccount(c.var.db, keySha256), login);
       if (!account) throw new ProblemError(401, { detail: "The API key is wrong or revoked.", headers: { "WWW-Authenticate": "Bearer" } });
       await login?.forgive();
       principal = { name: account.name, role: account.role };

@@ -2,11 +2,10 @@ import { timingSafeEqual } from "hono/utils/buffer";
 import { auth } from "hono/utils/basic-auth";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Principal } from "../../env";
-import { Batch, type Db, runStep } from "../../platform/batch";
-import { type AccountCredentialRow, selectActiveAccountCredential } from "../../accounts/statements";
+import { selectActiveAccountCredential } from "../../accounts/statements";
 import { sha256Hex } from "../../platform/crypto";
 import { ProblemError } from "../../http/problem";
-import { clientKey, type LoginThrottle, type ThrottledLogin } from "../login-throttle";
+import { clientKey, type LoginThrottle, readCredential } from "../login-throttle";
 import { forgetClientLogins, recallLogin, rememberLogin } from "./login-cache";
 
 export type BasicAuthOptions = {
@@ -23,21 +22,6 @@ export type BasicAuthOptions = {
 // Compared against when the user name is unknown, so that a wrong name costs
 // the same work as a wrong password (no user-name oracle by timing).
 const NO_ACCOUNT_HASH = "0".repeat(64);
-
-/**
- * The account; under the throttle, the attempt is counted in the same batch
- * (one round trip) and a client over its budget gets the `429` here, before
- * any password is compared.
- */
-async function lookUp(db: Db, name: string, login: ThrottledLogin | undefined): Promise<AccountCredentialRow | null> {
-  if (!login) return runStep(selectActiveAccountCredential(db, name));
-  const batch = new Batch(db);
-  const attempt = login.count(batch);
-  const account = batch.add(selectActiveAccountCredential(db, name));
-  await batch.run();
-  attempt.enforce();
-  return account.value;
-}
 
 /**
  * HTTP Basic authentication against the `accounts` table. Secrets are
@@ -70,7 +54,7 @@ export const basicAuth = (options: BasicAuthOptions) => {
     }
     let principal: Principal;
     try {
-      const account = await lookUp(c.var.db, credentials.username, login);
+      const account = await readCredential(c.var.db, selectActiveAccountCredential(c.var.db, credentials.username), login);
       const storedHash = account?.secret_sha256 ?? NO_ACCOUNT_HASH;
       const matches = await timingSafeEqual(storedHash, presentedHash);
       // A failure stays counted; a success is not a failed login.

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../env";
 import { loginFailurePolicy } from "../../accounts/login-failures";
 import { countLoginAttempt, forgiveLoginAttempt, type LoginWindow } from "../../accounts/statements";
 import { ProblemError } from "../../http/problem";
-import { Batch } from "../../platform/batch";
+import { Batch, type Db, runStep, type Step } from "../../platform/batch";
 import { TtlCache } from "../../platform/ttl-cache";
 
 /** One login attempt under the throttle, as the basic-auth middleware drives it. */
@@ -24,6 +24,21 @@ export type ThrottledLogin = {
   /** Takes the counted attempt back once its password proved correct (one round trip). */
   forgive(): Promise<void>;
 };
+
+/**
+ * Reads a login's credential (`lookup`); under the throttle the attempt is
+ * counted in the same batch (one round trip) and a client over its budget
+ * gets the `429` here, before any secret is compared.
+ */
+export async function readCredential<T>(db: Db, lookup: Step<T>, login: ThrottledLogin | undefined): Promise<T> {
+  if (!login) return runStep(lookup);
+  const batch = new Batch(db);
+  const attempt = login.count(batch);
+  const credential = batch.add(lookup);
+  await batch.run();
+  attempt.enforce();
+  return credential.value;
+}
 
 /** Starts a throttled login for a request from `client` (a `clientKey`; see `loginThrottle`). */
 export type LoginThrottle = (c: Context<AppEnv>, client: string) => ThrottledLogin;
