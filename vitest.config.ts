@@ -92,8 +92,11 @@ export default defineConfig({
     }),
   ],
   test: {
+    // Each file runs in its own workerd, which waits on its D1 and on Node
+    // much of the time: a file per core (vitest's default leaves one idle).
+    maxWorkers: "100%",
     // A file's first render compiles resvg's and the decoders' wasm: seconds
-    // on a loaded machine (CI runs files side by side on two cores).
+    // on a loaded machine (files run side by side).
     testTimeout: 30_000,
     setupFiles: ["./test/support/setup.ts"],
     // test/tools holds Node tests of the scripts (node --test, part of `npm test`);

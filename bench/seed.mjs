@@ -6,7 +6,7 @@
 // `importTickets`, `ROWS_PER_STATEMENT` at a time, rendered into one SQL file
 // run by `wrangler d1 execute DB --local --persist-to <dir> --file`.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { newAccount, newKeyId, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
@@ -126,10 +126,9 @@ export function migrationsDir(checkout) {
   return resolve(checkout, /^\s*migrations_dir\s*=\s*"([^"]+)"/m.exec(db)?.[1] ?? "migrations");
 }
 
-/** Whether a checkout's migrations make the table of resellers' API keys (OCTO). */
+/** Whether a checkout's migrations give resellers API keys (OCTO: migrations/0030). */
 function hasApiKeys(checkout) {
-  const dir = migrationsDir(checkout);
-  return readdirSync(dir).some((name) => name.endsWith(".sql") && /CREATE TABLE api_keys\b/.test(readFileSync(join(dir, name), "utf8")));
+  return existsSync(join(migrationsDir(checkout), "0030_reseller_bookings.sql"));
 }
 
 /**
