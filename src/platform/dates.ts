@@ -84,6 +84,25 @@ export type ZonedDateTime = { utc: Date; iso: string };
  * it; one it repeats, as its first occurrence.
  */
 export function zonedDateTime(timeZone: string, date: IsoDate, time: string): ZonedDateTime {
+  const key = `${timeZone} ${date} ${time}`;
+  let known = zonedTimes.get(key);
+  if (!known) {
+    known = zonedTimeOf(timeZone, date, time);
+    if (zonedTimes.size >= ZONED_TIMES_KEPT) zonedTimes.clear();
+    zonedTimes.set(key, known);
+  }
+  return { utc: new Date(known.utcMs), iso: known.iso };
+}
+
+/**
+ * Local times already turned into instants: the answer depends on nothing
+ * else, and reading a zone's offset through Intl costs more than the rest of
+ * an OCTO booking's mapping. Bounded (emptied when full): a year of slots.
+ */
+const zonedTimes = new Map<string, { utcMs: number; iso: string }>();
+const ZONED_TIMES_KEPT = 20_000;
+
+function zonedTimeOf(timeZone: string, date: IsoDate, time: string): { utcMs: number; iso: string } {
   const wall = Date.parse(`${date}T${time}:00Z`);
   const before = offsetMinutesAt(timeZone, wall - 86_400_000 / 2);
   let utc = wall - before * 60_000;
@@ -92,7 +111,7 @@ export function zonedDateTime(timeZone: string, date: IsoDate, time: string): Zo
   const offset = (wall - utc) / 60_000;
   const sign = offset < 0 ? "-" : "+";
   const hhmm = `${String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0")}:${String(Math.abs(offset) % 60).padStart(2, "0")}`;
-  return { utc: new Date(utc), iso: `${date}T${time}:00${sign}${hhmm}` };
+  return { utcMs: utc, iso: `${date}T${time}:00${sign}${hhmm}` };
 }
 
 /** An instant as RFC 3339 UTC to the second (`2026-05-04T13:00:00Z`). */

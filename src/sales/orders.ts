@@ -6,13 +6,7 @@ import { readFresh, type Sessions } from "../platform/fresh-read";
 import { totalOf } from "../platform/money";
 import { sellerScope } from "../tickets/access";
 import { type OrderTicketRow, selectOrderTickets } from "../tickets/statements/holds";
-import {
-  type OrderDayPlanRow,
-  selectOrderBuyers,
-  selectOrderDayPlans,
-  selectOrderTicketIdsWhere,
-  setOrderBuyerContact,
-} from "../tickets/statements/orders";
+import { type OrderTicketRecordRow, selectOrderTicketRecords, setOrderBuyerContact } from "../tickets/statements/orders";
 import { ticketStatusOf } from "../tickets/status";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { stillOnSale } from "./conditions";
@@ -124,7 +118,7 @@ export async function duplicateReference(sessions: Sessions, soldBy: string, ref
 export type OrderRecord = {
   order: OrderRow;
   tickets: OrderTicketRow[];
-  dayPlans: OrderDayPlanRow[];
+  dayPlans: Pick<OrderTicketRecordRow, "ticket_date" | "entry_time" | "plan" | "slot_end">[];
   buyer: { email: string | null; phone: string | null };
   stillOnSale: string[];
 };
@@ -138,20 +132,16 @@ export function addOrderRecordReads(batch: Batch, selector: OrderSelector, selle
   const { db } = batch;
   const ids = ordersSelected(selector, seller);
   const orders = batch.add(selectOrders(db, selector, seller));
-  const tickets = batch.add(selectOrderTickets(db, ids, seller));
-  const plans = batch.add(selectOrderDayPlans(db, ids, seller));
-  const buyers = batch.add(selectOrderBuyers(db, ids, seller));
-  const onSale = batch.add(selectOrderTicketIdsWhere(db, ids, seller, (ticket) => stillOnSale(ticket, now)));
+  const tickets = batch.add(selectOrderTicketRecords(db, ids, seller, (ticket) => stillOnSale(ticket, now)));
   return () =>
     orders.value.map((order) => {
-      const buyer = buyers.value.find((row) => row.order_id === order.order_id);
-      const own = tickets.value.filter((ticket) => ticket.order_id === order.order_id);
+      const rows = tickets.value.filter((ticket) => ticket.order_id === order.order_id);
       return {
         order,
-        tickets: own,
-        dayPlans: plans.value.filter((plan) => plan.order_id === order.order_id),
-        buyer: { email: buyer?.buyer_email ?? null, phone: buyer?.buyer_phone ?? null },
-        stillOnSale: own.filter((ticket) => onSale.value.includes(ticket.ticket_id)).map((ticket) => ticket.ticket_id),
+        tickets: rows,
+        dayPlans: rows.map((row) => ({ ticket_date: row.ticket_date, entry_time: row.entry_time, plan: row.plan, slot_end: row.slot_end })),
+        buyer: { email: rows[0]?.order_buyer_email ?? null, phone: rows[0]?.order_buyer_phone ?? null },
+        stillOnSale: rows.filter((row) => row.matches === 1).map((row) => row.ticket_id),
       };
     });
 }

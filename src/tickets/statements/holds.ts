@@ -24,17 +24,19 @@ export function orderHoldEnd(orderId: string): Sql {
 /** A ticket of an order as read with its order's hold (`orderHold`, the same for all of its tickets). */
 export type OrderTicketRow = TicketRow & { order_hold_end: string | null; order_hold_live: number };
 
+const BY_ORDER = sql`OVER (PARTITION BY t.order_id)`;
+/** The columns of an `OrderTicketRow`, of tickets `t` (its order's hold over a window of the order's tickets). */
+export const ORDER_TICKET_ROW = sql`${TICKET_ROW}, ${orderHold.end(raw("t"), BY_ORDER)} AS order_hold_end, ${orderHold.live(raw("t"), BY_ORDER)} AS order_hold_live`;
+
 /**
  * The tickets of an order (an id, or an SQL query of order ids: several
  * orders) sold by `seller` (null: by anyone), each order's in the order of
  * its lines, with its order's hold.
  */
 export function selectOrderTickets(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderTicketRow[]> {
-  const t = raw("t");
-  const byOrder = sql`OVER (PARTITION BY t.order_id)`;
   return step(
     db,
-    sql`SELECT ${TICKET_ROW}, ${orderHold.end(t, byOrder)} AS order_hold_end, ${orderHold.live(t, byOrder)} AS order_hold_live
+    sql`SELECT ${ORDER_TICKET_ROW}
           FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} ORDER BY t.order_id, t.order_line`,
     read.rows<OrderTicketRow>(),
   );

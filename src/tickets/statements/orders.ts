@@ -7,6 +7,7 @@ import { type Db, read, type Step, step } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource } from "../schemas";
+import { ORDER_TICKET_ROW, type OrderTicketRow } from "./holds";
 import { soldBy, type TicketColumns } from "./rows";
 
 /** The ids of the orders with a ticket dated in [from, to] (an SQL query: a read of tickets_by_date). */
@@ -15,60 +16,40 @@ export function ordersWithTicketsIn(from: IsoDate, to: IsoDate): Sql {
 }
 
 /**
- * A day (and entry time) of an order's tickets, the museum's plan for it
- * (JSON as `dayPlanOn` gives it; null: closed) and, for an entry time, when its slot ends.
+ * A ticket of an order as its record reads it: with its order's hold, the
+ * buyer's contact its order's tickets carry (null until a held order's
+ * confirmation brings it), its day's plan (JSON as `dayPlanOn` gives it;
+ * null: closed) and, for an entry time, when its slot ends, and whether the
+ * condition the reader asks about holds for it (`which`; `matches`: 1 or 0).
  */
-export type OrderDayPlanRow = { order_id: string; ticket_date: string; entry_time: string | null; plan: string | null; slot_end: string | null };
+export type OrderTicketRecordRow = OrderTicketRow & {
+  order_buyer_email: string | null;
+  order_buyer_phone: string | null;
+  plan: string | null;
+  slot_end: string | null;
+  matches: number;
+};
 
 /**
- * The days and entry times of the tickets of the orders `orderIds` (an id,
- * or an SQL query of ids), sold by `seller` (null: by anyone), with each
- * day's plan and each slot's end.
+ * The tickets of the orders `orderIds` (an id, or an SQL query of ids), sold
+ * by `seller` (null: by anyone), each order's in the order of its lines, as
+ * `OrderTicketRecordRow`s, `which` an SQL condition on a ticket's columns.
+ * One statement: all an order's record needs of its tickets. The buyer's
+ * contact is for the seller's own answers about its sale, never another account's.
  */
-export function selectOrderDayPlans(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderDayPlanRow[]> {
+export function selectOrderTicketRecords(db: Db, orderIds: string | Sql, seller: string | null, which: (ticket: TicketColumns) => Sql): Step<OrderTicketRecordRow[]> {
+  const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
+  const byOrder = sql`OVER (PARTITION BY t.order_id)`;
   const slotEnd = sql`CASE WHEN entry_time IS NULL THEN NULL ELSE ${slotEndOf(raw("plan"), raw("entry_time"))} END`;
   return step(
     db,
-    sql`SELECT order_id, ticket_date, entry_time, plan, ${slotEnd} AS slot_end
-          FROM (SELECT DISTINCT t.order_id, t.ticket_date, t.entry_time, ${dayPlanOn(raw("t.ticket_date"))} AS plan
-                  FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})`,
-    read.rows<OrderDayPlanRow>(),
-  );
-}
-
-/**
- * The ids of the tickets of the orders `orderIds` (an id, or an SQL query of
- * ids), sold by `seller` (null: by anyone), for which `which` (an SQL
- * condition on a ticket's columns) holds.
- */
-export function selectOrderTicketIdsWhere(
-  db: Db,
-  orderIds: string | Sql,
-  seller: string | null,
-  which: (ticket: TicketColumns) => Sql,
-): Step<string[]> {
-  const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
-  return step(
-    db,
-    sql`SELECT t.ticket_id FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} AND ${which(columns)}`,
-    (result) => read.rows<{ ticket_id: string }>()(result).map((row) => row.ticket_id),
-  );
-}
-
-/** The buyer's contact an order's tickets carry (null until a held order's confirmation brings it). */
-export type OrderBuyerRow = { order_id: string; buyer_email: string | null; buyer_phone: string | null };
-
-/**
- * The buyer's e-mail and phone of the orders `orderIds` (an id, or an SQL
- * query of ids) sold by `seller` (null: by anyone): for the seller's own
- * answers about its sale, never another account's.
- */
-export function selectOrderBuyers(db: Db, orderIds: string | Sql, seller: string | null): Step<OrderBuyerRow[]> {
-  return step(
-    db,
-    sql`SELECT t.order_id, max(t.buyer_email) AS buyer_email, max(t.buyer_phone) AS buyer_phone
-          FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)} GROUP BY t.order_id`,
-    read.rows<OrderBuyerRow>(),
+    sql`SELECT *, ${slotEnd} AS slot_end
+          FROM (SELECT ${ORDER_TICKET_ROW},
+                       max(t.buyer_email) ${byOrder} AS order_buyer_email, max(t.buyer_phone) ${byOrder} AS order_buyer_phone,
+                       ${dayPlanOn(raw("t.ticket_date"))} AS plan, CASE WHEN ${which(columns)} THEN 1 ELSE 0 END AS matches, t.order_line
+                  FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})
+          ORDER BY order_id, order_line`,
+    read.rows<OrderTicketRecordRow>(),
   );
 }
 
