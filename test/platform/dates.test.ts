@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { museumNowIn } from "../../src/platform/dates";
+import { museumNowIn, zonedDateTime } from "../../src/platform/dates";
 
 describe("museumNowIn", () => {
   it("is the museum's date and time, not the server's UTC date", () => {
@@ -20,5 +20,18 @@ describe("museumNowIn", () => {
     expect(museumNowIn("America/New_York", at).today).toBe("2026-12-01");
     expect(museumNowIn("Europe/Madrid", at).today).toBe("2026-12-02");
     expect(museumNowIn("America/New_York", new Date("2026-12-02T05:00:00Z")).time).toBe("00:00");
+  });
+});
+
+describe("zonedDateTime", () => {
+  it("answers a local time as before when asked again: per zone, and never a Date another caller changed", () => {
+    const first = zonedDateTime("Europe/Madrid", "2026-07-01", "09:00");
+    expect(first.iso).toBe("2026-07-01T09:00:00+02:00");
+    expect(first.utc.toISOString()).toBe("2026-07-01T07:00:00.000Z");
+    first.utc.setUTCFullYear(2000);
+    expect(zonedDateTime("Europe/Madrid", "2026-07-01", "09:00").utc.toISOString()).toBe("2026-07-01T07:00:00.000Z");
+    expect(zonedDateTime("America/New_York", "2026-07-01", "09:00").iso).toBe("2026-07-01T09:00:00-04:00");
+    // A time the spring clock change skips: read with the offset before it.
+    expect(zonedDateTime("Europe/Madrid", "2026-03-29", "02:30").iso).toBe("2026-03-29T02:30:00+01:00");
   });
 });
