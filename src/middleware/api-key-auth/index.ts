@@ -1,10 +1,9 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, Principal } from "../../env";
+import type { AppEnv } from "../../env";
 import { selectApiKeyAccount } from "../../accounts/statements";
-import { sha256Hex } from "../../platform/crypto";
 import { ProblemError } from "../../http/problem";
-import { clientKey, type LoginThrottle, readCredential } from "../login-throttle";
-import { forgetClientLogins, recallLogin, rememberLogin } from "../basic-auth/login-cache";
+import type { LoginThrottle } from "../login-throttle";
+import { authenticate } from "../login";
 
 export type ApiKeyAuthOptions = {
   /** Failed-login throttling, shared with Basic auth: a wrong key counts as a failed login. Off when not given. */
@@ -15,6 +14,8 @@ export type ApiKeyAuthOptions = {
 const API_KEY_LOGIN = "";
 
 const BEARER = /^Bearer +([\x21-\x7e]{1,256})$/i;
+
+const unauthorized = (detail: string) => new ProblemError(401, { detail, headers: { "WWW-Authenticate": "Bearer" } });
 
 /**
  * `Authorization: Bearer <API key>` against the api_keys table: the key's
@@ -28,28 +29,15 @@ export const apiKeyAuth = (options: ApiKeyAuthOptions = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const key = BEARER.exec(c.req.header("Authorization") ?? "")?.[1];
     if (key === undefined) {
-      throw new ProblemError(401, { detail: "This operation needs an API key: Authorization: Bearer <key>.", headers: { "WWW-Authenticate": "Bearer" } });
+      throw unauthorized("This operation needs an API key: Authorization: Bearer <key>.");
     }
-    const client = clientKey(c.req.header("CF-Connecting-IP"));
-    const login = options.throttle?.(c, client);
-    const keySha256 = await sha256Hex(key);
-    const remembered = login?.throttledHere() ? undefined : recallLogin(client, API_KEY_LOGIN, keySha256);
-    if (remembered) {
-      c.set("principal", remembered);
-      await next();
-      return;
-    }
-    let principal: Principal;
-    try {
-      const account = await readCredential(c.var.db, selectApiKeyAccount(c.var.db, keySha256), login);
-      if (!account) throw new ProblemError(401, { detail: "The API key is wrong or revoked.", headers: { "WWW-Authenticate": "Bearer" } });
-      await login?.forgive();
-      principal = { name: account.name, role: account.role };
-    } catch (error) {
-      forgetClientLogins(client);
-      throw error;
-    }
-    if (!login?.throttledHere()) rememberLogin(client, API_KEY_LOGIN, keySha256, principal);
-    c.set("principal", principal);
-    await next();
+    await authenticate(c, next, {
+      throttle: options.throttle,
+      user: API_KEY_LOGIN,
+      secret: key,
+      // The hash is the lookup key: a row found is the match.
+      lookup: (db, keySha256) => selectApiKeyAccount(db, keySha256),
+      verify: async (account) => (account ? { name: account.name, role: account.role } : null),
+      unauthorized: () => unauthorized("The API key is wrong or revoked."),
+    });
   });

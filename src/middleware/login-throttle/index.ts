@@ -7,7 +7,7 @@ import { ProblemError } from "../../http/problem";
 import { Batch, type Db, runStep, type Step } from "../../platform/batch";
 import { TtlCache } from "../../platform/ttl-cache";
 
-/** One login attempt under the throttle, as the basic-auth middleware drives it. */
+/** One login attempt under the throttle, as the login flow (../login) drives it. */
 export type ThrottledLogin = {
   /**
    * True while this isolate has answered the client `429` and its window has
@@ -81,7 +81,7 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
 }
 
 /**
- * Failed-login throttling for the basic-auth middleware, counted in D1 per
+ * Failed-login throttling for the authentication middlewares, counted in D1 per
  * client (see `clientKey`). Once a client has had `budget` failed logins in a
  * window (which starts at its first counted attempt), every request with
  * credentials from it is answered `429` with `Retry-After` until the window
@@ -93,7 +93,7 @@ function tooManyFailedLogins(client: string, retryAfterMs: number): ProblemError
  * window. The count travels in the account lookup's batch; a correct login
  * costs one more round trip (the forgiveness), and the login memory spares
  * repeated ones both. The isolate also remembers whom it answered `429`
- * (`throttledHere`), so the basic-auth middleware can decide the throttle
+ * (`throttledHere`), so the login flow can decide the throttle
  * before its memory of recent logins. Why D1 and not the Rate Limiting
  * binding: see docs/hardening.md.
  */

@@ -15,7 +15,7 @@ import { TtlCache } from "../../platform/ttl-cache";
  *   refused within that time.
  * - A failed or throttled login forgets every entry of that client in this
  *   isolate at once, and a client this isolate has throttled neither uses
- *   nor gets entries until its window ends (src/middleware/basic-auth), so
+ *   nor gets entries until its window ends (src/middleware/login), so
  *   the throttle applies here without delay (valid credentials included).
  */
 const LOGIN_CACHE_TTL_MS = 60_000;
