@@ -273,12 +273,13 @@ export function entryTimeAt(plan: Sql, startTime: Sql): Sql {
 }
 
 /**
- * When general tickets with `entryTime` (an SQL expression, NULL for none)
- * stop being sold on a day of `plan` (JSON): its closing time, or the end of
- * the ticket's slot.
+ * When general tickets with `entryTime` (an SQL expression, NULL for none;
+ * null: tickets known to have none) stop being sold on a day of `plan`
+ * (JSON): its closing time, or the end of the ticket's slot.
  */
-export function salesEndOf(plan: Sql, entryTime: Sql): Sql {
-  return sql`(CASE WHEN ${entryTime} IS NULL THEN ${planField(plan, "timeClose")} ELSE ${slotEndOf(plan, entryTime)} END)`;
+export function salesEndOf(plan: Sql, entryTime: Sql | null): Sql {
+  const closing = planField(plan, "timeClose");
+  return entryTime === null ? closing : sql`(CASE WHEN ${entryTime} IS NULL THEN ${closing} ELSE ${slotEndOf(plan, entryTime)} END)`;
 }
 
 /**

@@ -41,33 +41,42 @@ export type LineConditions = { from: Sql; holds: Partial<Record<ConditionName, S
 const PLAN = raw("d.plan");
 
 /**
+ * A ticket's type as a sale's statement knows it: a type fixed when the
+ * statement is built (a request's line), or its column (a written ticket).
+ */
+type TypeOf = "general" | "event" | Sql;
+
+/**
  * When tickets of a day stop being sold (`HH:mm`, `24:00` the day's end;
  * NULL when it is closed): an event ticket's at the end of its day, a
- * general one's at its day's closing (`plan`, JSON), a timed one's at the end of its slot.
+ * general one's at its day's closing (`plan`, JSON), a timed one's at the
+ * end of its slot (`entryTime`; null: a ticket known to have none).
  */
-function salesEnd(ticketType: Sql, plan: Sql, entryTime: Sql): Sql {
-  return sql`(CASE WHEN ${ticketType} = 'event' THEN '24:00' ELSE ${salesEndOf(plan, entryTime)} END)`;
+function salesEnd(ticketType: TypeOf, plan: Sql, entryTime: Sql | null): Sql {
+  const endOfDay = sql`'24:00'`;
+  if (ticketType === "event") return endOfDay;
+  const general = salesEndOf(plan, entryTime);
+  return ticketType === "general" ? general : sql`(CASE WHEN ${ticketType} = 'event' THEN ${endOfDay} ELSE ${general} END)`;
 }
 
-/** True while a ticket (its columns; `plan` its day's) is still sold at `now`: a later day, or today before its sales end. */
-function onSale(ticket: TicketColumns, plan: Sql, now: MuseumNow): Sql {
-  const date = ticket.ticketDate;
-  return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${salesEnd(ticket.ticketType, plan, ticket.entryTime)}))`;
+/** True while tickets for `date` whose sales end at `end` (`HH:mm`) are still sold at `now`: a later day, or today before the end. */
+function onSale(date: Sql, end: Sql, now: MuseumNow): Sql {
+  return sql`(${date} > ${now.today} OR (${date} = ${now.today} AND ${now.time} < ${end}))`;
 }
 
 /** True while general tickets for `date` are sold at `now` on a day of `plan` (JSON, NULL: closed): the condition `day-on-sale`. */
 export function dayOnSale(date: Sql, plan: Sql, now: MuseumNow): Sql {
-  return sql`(${plan} IS NOT NULL AND ${onSale({ ticketType: sql`'general'`, ticketDate: date, entryTime: sql`NULL` }, plan, now)})`;
+  return sql`(${plan} IS NOT NULL AND ${onSale(date, salesEnd("general", plan, null), now)})`;
 }
 
 /** True while the slot of `plan` (JSON) starting at `entryTime` on `date` is sold at `now`: the condition `slot-on-sale` of a timed line. */
 export function slotOnSale(date: Sql, plan: Sql, entryTime: Sql, now: MuseumNow): Sql {
-  return onSale({ ticketType: sql`'general'`, ticketDate: date, entryTime }, plan, now);
+  return onSale(date, salesEnd("general", plan, entryTime), now);
 }
 
 /** True while tickets for an event on `date` are sold at `now`, all day: the condition `event-on-sale`. */
 export function eventOnSale(date: Sql, now: MuseumNow): Sql {
-  return onSale({ ticketType: sql`'event'`, ticketDate: date, entryTime: sql`NULL` }, sql`NULL`, now);
+  return onSale(date, salesEnd("event", sql`NULL`, null), now);
 }
 
 /**
@@ -76,7 +85,7 @@ export function eventOnSale(date: Sql, now: MuseumNow): Sql {
  * its slot ends. A box-office cancellation is possible exactly as long.
  */
 export function stillOnSale(ticket: TicketColumns, now: MuseumNow): Sql {
-  return onSale(ticket, dayPlanOn(ticket.ticketDate), now);
+  return onSale(ticket.ticketDate, salesEnd(ticket.ticketType, dayPlanOn(ticket.ticketDate), ticket.entryTime), now);
 }
 
 /** The room left under a limit (`limit`, NULL: none) with `taken` places taken: NULL for no limit, never below 0. */
@@ -89,10 +98,11 @@ const roomFor = (room: Sql, ahead: number | Sql) => sql`coalesce(${room} > ${ahe
 
 /**
  * What the conditions are judged on, as SQL: a request line's values, or a
- * written ticket's columns. `startTime` (NULL: none) stands for the entry
- * time it names on the day (`entryTimeAt`).
+ * written ticket's columns. `startTime` (none: none) stands for the entry
+ * time it names on the day (`entryTimeAt`); `entryTime` null is a line known
+ * to name none (its conditions on an entry time hold without a test).
  */
-type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql; startTime?: Sql };
+type LineFacts = { ticketDate: Sql; eventId: Sql; entryTime: Sql | null; startTime?: Sql };
 
 function eventConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const event = activeEventsOn(line.ticketDate, line.eventId);
@@ -126,12 +136,12 @@ export function conditionsOf(request: RequestLine, now: MuseumNow, ahead: Places
   const { line } = request;
   const place =
     line.ticketType === "event"
-      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: sql`NULL` }, now, ahead)
+      ? eventConditions({ ticketDate: sql`${line.ticketDate}`, eventId: sql`${line.eventId}`, entryTime: null }, now, ahead)
       : generalConditions(
           {
             ticketDate: sql`${line.ticketDate}`,
             eventId: sql`NULL`,
-            entryTime: sql`${line.entryTime ?? null}`,
+            entryTime: line.entryTime === undefined ? null : sql`${line.entryTime}`,
             ...(line.startTime === undefined ? {} : { startTime: sql`${line.startTime}` }),
           },
           now,
@@ -154,6 +164,9 @@ export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>):
                    ELSE ${all(generalConditions(line, now, ahead))} END)`;
 }
 
+/** The instant (a timestamp) of `end` (`HH:mm`, NULL: none) on `date`, by the museum's clock (its offset from UTC at `now`). */
+const instantOf = (date: Sql, end: Sql, now: MuseumNow) => sqlMuseumInstant(date, minutesPastMidnight(end), now);
+
 /**
  * The instant (a timestamp) at which a ticket (its columns) stops being
  * sold: its day's closing for a general ticket, its slot's end for a timed
@@ -161,24 +174,36 @@ export function ticketSellable(t: Sql, now: MuseumNow, ahead: PlacesAhead<Sql>):
  * offset from UTC at `now`). NULL when its day is closed.
  */
 export function salesEndInstant(ticket: TicketColumns, now: MuseumNow): Sql {
-  const end = salesEnd(ticket.ticketType, dayPlanOn(ticket.ticketDate), ticket.entryTime);
-  return sqlMuseumInstant(ticket.ticketDate, minutesPastMidnight(end), now);
+  return instantOf(ticket.ticketDate, salesEnd(ticket.ticketType, dayPlanOn(ticket.ticketDate), ticket.entryTime), now);
+}
+
+/**
+ * `salesEndInstant` of a request's line, on the row of its conditions'
+ * `from` (its day's plan read once, with the conditions): what a hold of it
+ * may not outlast.
+ */
+export function lineSalesEndInstant(line: TicketLine, now: MuseumNow): Sql {
+  const date = sql`${line.ticketDate}`;
+  if (line.ticketType === "event") return instantOf(date, salesEnd("event", sql`NULL`, null), now);
+  const timed = line.startTime !== undefined || line.entryTime !== undefined;
+  return instantOf(date, salesEnd("general", PLAN, timed ? entryTimeOfLine(line) : null), now);
 }
 
 function generalConditions(line: LineFacts, now: MuseumNow, ahead: PlacesAhead<number | Sql>): LineConditions {
   const date = line.ticketDate;
-  const start = line.startTime ?? sql`NULL`;
-  const entry = line.startTime === undefined ? line.entryTime : entryTimeAt(PLAN, start);
+  const start = line.startTime;
+  const entry = start === undefined ? line.entryTime : entryTimeAt(PLAN, start);
+  const always = sql`1`;
   return {
     from: sql`(SELECT ${dayPlanOn(date)} AS plan) d`,
     holds: {
       "day-on-sale": dayOnSale(date, PLAN, now),
-      "start-time-fits-day": sql`(${start} IS NULL OR ${hasTimedEntry(PLAN)} OR ${start} = ${planField(PLAN, "timeOpen")})`,
-      "entry-time-fits-day": sql`(${hasTimedEntry(PLAN)} = (${entry} IS NOT NULL))`,
-      "entry-time-is-slot": sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
-      "slot-on-sale": sql`(${entry} IS NULL OR ${slotOnSale(date, PLAN, entry, now)})`,
+      "start-time-fits-day": start === undefined ? always : sql`(${hasTimedEntry(PLAN)} OR ${start} = ${planField(PLAN, "timeOpen")})`,
+      "entry-time-fits-day": entry === null ? sql`NOT ${hasTimedEntry(PLAN)}` : sql`(${hasTimedEntry(PLAN)} = (${entry} IS NOT NULL))`,
+      "entry-time-is-slot": entry === null ? always : sql`(${entry} IS NULL OR ${isSlotStart(PLAN, entry)})`,
+      "slot-on-sale": entry === null ? always : sql`(${entry} IS NULL OR ${slotOnSale(date, PLAN, entry, now)})`,
       "day-room": roomFor(roomLeft(planField(PLAN, "capacity"), placesTaken(date, "day", sql`''`)), ahead.day),
-      "slot-room": roomFor(roomLeft(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry)), ahead.slot),
+      "slot-room": roomFor(roomLeft(planField(PLAN, "slotCapacity"), placesTaken(date, "slot", entry ?? sql`NULL`)), ahead.slot),
     },
   };
 }

@@ -16,7 +16,7 @@ import type { TicketLine } from "../tickets/schemas";
 import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHold, orderHoldLive, orderLacksEmail, selectOrderTickets } from "../tickets/statements/holds";
 import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
 import type { TicketRow } from "../tickets/statements/rows";
-import { ticketSellable } from "./conditions";
+import { salesEndInstant, ticketSellable } from "./conditions";
 import { addOrderReads, duplicateReference, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
@@ -218,7 +218,7 @@ export async function extendHeldOrder(
   const allowed = orderRecordedAs(orderId, "held", seller);
   const latest = orderHoldLimit(orderId, HOLD_LIMIT_MINUTES);
   const extended = batch.add(
-    extendOrderHold(db, orderId, (ticket) => holdEndOf(ticket, holdMinutes, context.museumNow, latest), allowed),
+    extendOrderHold(db, orderId, (ticket) => holdEndOf(salesEndInstant(ticket, context.museumNow), holdMinutes, latest), allowed),
   );
   batch.add(alignOrderHold(db, orderId));
   const ticketsAfter = batch.add(selectOrderTickets(db, orderId, seller));

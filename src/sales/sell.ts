@@ -16,10 +16,9 @@ import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
 import { requestLineColumns, requestLines } from "../tickets/statements/lines";
-import type { TicketColumns } from "../tickets/statements/rows";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
-import { allOf, conditionsOf, entryTimeOfLine, NONE_AHEAD, salesEndInstant } from "./conditions";
+import { allOf, conditionsOf, entryTimeOfLine, lineSalesEndInstant, NONE_AHEAD } from "./conditions";
 import { newConfirmationCode, newOrderCode } from "./confirmation-code";
 import { addOrderWrite, OrderIdTaken, type OrderOfSale } from "./order-write";
 import { explainRefusal, type LineAddressing, requestRefusal } from "./refusal";
@@ -90,12 +89,12 @@ export type Sale = {
 
 /**
  * When a held line's hold ends (an SQL timestamp, the database's clock):
- * `holdMinutes` from now, but never after the moment the line stops being
- * sold, nor after `latest` (an SQL timestamp) when given.
+ * `holdMinutes` from now, but never after `salesEnd` (the moment the line
+ * stops being sold; NULL: none), nor after `latest` (an SQL timestamp) when given.
  */
-export function holdEndOf(ticket: TicketColumns, holdMinutes: number, now: MuseumNow, latest?: Sql): Sql {
+export function holdEndOf(salesEnd: Sql, holdMinutes: number, latest?: Sql): Sql {
   const wanted = sqlNowShiftedSeconds(holdMinutes * 60);
-  const ends = [wanted, sql`coalesce(${salesEndInstant(ticket, now)}, ${wanted})`, ...(latest ? [latest] : [])];
+  const ends = [wanted, sql`coalesce(${salesEnd}, ${wanted})`, ...(latest ? [latest] : [])];
   return sql`min(${join(ends)})`;
 }
 
@@ -152,7 +151,6 @@ async function writeSale<Answer>(
     const line = lines[i]!;
     const conditions = conditionsOf({ line, columns: requestLineColumns(line, i), lines: all }, context.museumNow, NONE_AHEAD);
     const entry = entryTimeOfLine(line);
-    const columns = { ticketType: sql`${line.ticketType}`, ticketDate: sql`${line.ticketDate}`, entryTime: entry };
     return batch.add(
       insertTicket(
         db,
@@ -166,7 +164,7 @@ async function writeSale<Answer>(
           entry,
           soldBy: context.soldBy,
           ...(sale.orderId ? { order: { orderId: sale.orderId, line: i } } : {}),
-          ...(held ? { holdUntil: holdEndOf(columns, held.holdMinutes, context.museumNow, holdLatest) } : {}),
+          ...(held ? { holdUntil: holdEndOf(lineSalesEndInstant(line, context.museumNow), held.holdMinutes, holdLatest) } : {}),
         },
         { from: conditions.from, requires: sql`${allOf(conditions)} AND ${claimGuard}` },
       ),

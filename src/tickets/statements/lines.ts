@@ -81,11 +81,9 @@ export function orderLines(orderId: Sql, which: Sql = sql`1`): Sql {
  */
 export function linesAhead(lines: Sql, line: LineColumns): Record<PlaceScope, Sql> {
   const o = lineColumnsOf(raw("o"));
-  const ahead = (scope: PlaceScope) => {
-    const name = raw(`'${scope}'`);
-    return sql`(SELECT count(*) FROM ${lines} o WHERE o.line < ${line.line} AND o.ticket_date = ${line.ticketDate}
-                   AND ${placeRef(o, name)} = ${placeRef(line, name)})`;
-  };
+  const ahead = (scope: PlaceScope) =>
+    sql`(SELECT count(*) FROM ${lines} o WHERE o.line < ${line.line} AND o.ticket_date = ${line.ticketDate}
+            AND ${placeRef(o, scope)} = ${placeRef(line, scope)})`;
   return { day: ahead("day"), slot: ahead("slot"), event: ahead("event") };
 }
 

@@ -20,22 +20,29 @@ export const placeColumnsOf = (t: Sql): PlaceColumns => ({
   eventId: sql`${t}.event_id`,
 });
 
+/** Where a ticket takes places in each scope (its ref there, NULL: none), as `placeRef` states it. */
+const REF_IN: Record<PlaceScope, (t: PlaceColumns) => Sql> = {
+  day: (t) => sql`(CASE WHEN ${t.ticketType} = 'general' THEN '' END)`,
+  slot: (t) => t.entryTime,
+  event: (t) => sql`(CASE WHEN ${t.ticketType} = 'event' THEN ${t.eventId} END)`,
+};
+
 /**
- * Where a ticket takes places, the one rule of it: its ref in `scope` (an
- * SQL expression of a scope's name), NULL where it takes none. A general
- * ticket takes one in its day's ('') and, timed, in its entry slot's (its
- * entry time); an event ticket in its event's (the event's id). The
- * triggers that count places read the view ticket_place_refs, which is this
- * fragment (migrations/0024; test/tickets/place-scopes.test.ts holds them together).
+ * Where a ticket takes places, the one rule of it: its ref in `scope` (a
+ * scope, or an SQL expression of a scope's name), NULL where it takes none.
+ * A general ticket takes one in its day's ('') and, timed, in its entry
+ * slot's (its entry time); an event ticket in its event's (the event's id).
+ * The triggers that count places read the view ticket_place_refs, which is
+ * this fragment for an SQL scope (migrations/0024;
+ * test/tickets/place-scopes.test.ts holds them together).
  */
-export function placeRef(t: PlaceColumns, scope: Sql): Sql {
-  return sql`(CASE ${scope} WHEN 'day' THEN (CASE WHEN ${t.ticketType} = 'general' THEN '' END)
-                 WHEN 'slot' THEN ${t.entryTime}
-                 WHEN 'event' THEN (CASE WHEN ${t.ticketType} = 'event' THEN ${t.eventId} END) END)`;
+export function placeRef(t: PlaceColumns, scope: PlaceScope | Sql): Sql {
+  if (typeof scope === "string") return REF_IN[scope](t);
+  return sql`(CASE ${scope} WHEN 'day' THEN ${REF_IN.day(t)} WHEN 'slot' THEN ${REF_IN.slot(t)} WHEN 'event' THEN ${REF_IN.event(t)} END)`;
 }
 
 /** True for a ticket `t` of the scope `scope` of `ref` (SQL expressions). */
-function inScope(t: Sql, scope: Sql, ref: Sql): Sql {
+function inScope(t: Sql, scope: PlaceScope | Sql, ref: Sql): Sql {
   return sql`${placeRef(placeColumnsOf(t), scope)} = ${ref}`;
 }
 
@@ -45,7 +52,7 @@ function inScope(t: Sql, scope: Sql, ref: Sql): Sql {
  * their places are free at hold_until exactly. Reads the few rows of the
  * partial index tickets_on_hold.
  */
-function expiredHolds(date: Sql, scope: Sql, ref: Sql): Sql {
+function expiredHolds(date: Sql, scope: PlaceScope | Sql, ref: Sql): Sql {
   const h = raw("h");
   return sql`(SELECT count(*) FROM tickets h INDEXED BY tickets_on_hold
                WHERE h.ticket_date = ${date} AND ${holdRanOut(h)} AND ${inScope(h, scope, ref)})`;
@@ -58,7 +65,7 @@ function expiredHolds(date: Sql, scope: Sql, ref: Sql): Sql {
  */
 export function placesTaken(date: Sql, scope: PlaceScope, ref: Sql): Sql {
   return sql`(coalesce((SELECT taken FROM ticket_places WHERE ticket_date = ${date} AND scope = ${scope} AND ref = ${ref}), 0)
-              - ${expiredHolds(date, sql`${scope}`, ref)})`;
+              - ${expiredHolds(date, scope, ref)})`;
 }
 
 /** Places taken on `date`, per scope: the day's general tickets, each slot's, each event's. */
