@@ -17,12 +17,11 @@ import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHol
 import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
 import type { TicketRow } from "../tickets/statements/rows";
 import { salesEndInstant, ticketSellable } from "./conditions";
-import { addOrderReads, duplicateReference, orderNotFound, orderStateFrom, orderStatusOf } from "./orders";
+import { addOrderReads, duplicateReference, heldOrderBefore, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
 import { holdEndOf } from "./sell";
 import {
-  type HoldStateRow,
   isDuplicateReference,
   type OrderDetails,
   orderHoldLimit,
@@ -44,15 +43,6 @@ export type HoldContext = {
 
 /** What a confirmation stores for its Idempotency-Key: whether it was late. */
 type StoredConfirmation = { late: boolean };
-
-function orderReleased(orderId: string): ProblemError {
-  return new ProblemError(409, {
-    type: PROBLEM_TYPES.orderReleased,
-    title: "Order released",
-    detail: "This order's hold was released; nothing of it can be sold any more. Place a new order.",
-    extensions: { orderId },
-  });
-}
 
 function holdExpired(orderId: string, extensions: Record<string, unknown> = {}): ProblemError {
   return new ProblemError(409, {
@@ -79,8 +69,7 @@ function linesOf(tickets: TicketRow[]): TicketLine[] {
  */
 async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketRow[], now: MuseumNow): Promise<ProblemError> {
   const lines = linesOf(tickets);
-  const refusal = await explainRefusal(db, lines, now, undefined);
-  const problem = refusal.claimLost ? null : requestRefusal(refusal.problems, "tickets");
+  const problem = requestRefusal(await explainRefusal(lines, now, new Batch(db)), "tickets");
   if (!problem) {
     return new ProblemError(409, {
       detail: "The places of this order changed while it was confirmed; send it again.",
@@ -89,17 +78,6 @@ async function lateConfirmationRefused(db: Db, orderId: string, tickets: TicketR
   }
   const { available, availableEntryTimes, line } = problem.problem.extensions ?? {};
   return holdExpired(orderId, { available: available ?? 0, ...(availableEntryTimes ? { availableEntryTimes } : {}), ...(line === undefined ? {} : { line }) });
-}
-
-/**
- * The order and its state before a confirmation or an extension. Neither
- * applies to an order that is not there (404) or was released (409).
- */
-function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
-  if (order === null) throw orderNotFound(orderId);
-  const state = orderStateFrom(order.status, live);
-  if (state === "released") throw orderReleased(orderId);
-  return { order, state };
 }
 
 /** What a seller records with a confirmation beyond the buyer's contact, and reads of its own in the same batch (also an extension's). */

@@ -12,6 +12,7 @@ import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { stillOnSale } from "./conditions";
 import type { OrderStatus } from "./schemas";
 import {
+  type HoldStateRow,
   isDuplicateReference,
   type OrderDetails,
   ordersSelected,
@@ -36,6 +37,26 @@ export function orderNotFound(orderId: string): ProblemError {
  */
 export function orderStateFrom(recorded: RecordedOrderStatus, holdLive: boolean): OrderStatus["status"] {
   return recorded !== "held" ? recorded : holdLive ? "held" : "expired";
+}
+
+function orderReleased(orderId: string): ProblemError {
+  return new ProblemError(409, {
+    type: PROBLEM_TYPES.orderReleased,
+    title: "Order released",
+    detail: "This order's hold was released; nothing of it can be sold any more. Place a new order.",
+    extensions: { orderId },
+  });
+}
+
+/**
+ * The order and its state before a confirmation or an extension. Neither
+ * applies to an order that is not there (404) or was released (409).
+ */
+export function heldOrderBefore({ order, live }: HoldStateRow, orderId: string): { order: OrderRow; state: OrderStatus["status"] } {
+  if (order === null) throw orderNotFound(orderId);
+  const state = orderStateFrom(order.status, live);
+  if (state === "released") throw orderReleased(orderId);
+  return { order, state };
 }
 
 /** An order's state and, held or expired, when its hold ends: as its tickets were read with it (`selectOrderTickets`). */

@@ -5,8 +5,7 @@
 import { eventNotFound } from "../events/problems";
 import { validationProblem } from "../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
-import { type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/statements";
-import { Batch, type Db } from "../platform/batch";
+import type { Batch } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import type { TicketLine } from "../tickets/schemas";
 import { linesAhead, requestLineColumns, requestLines } from "../tickets/statements/lines";
@@ -84,45 +83,36 @@ function problemOf(failed: ConditionName, line: TicketLine, state: DayState, now
   }
 }
 
-/** Why a sale's write was refused: the request's key was taken over, or each line's problem (null: nothing refuses it now). */
-export type Refusal = { claimLost: true } | { claimLost: false; problems: (ProblemError | null)[] };
-
 /** The figures read with each line's conditions: the places the lines ahead of it take (tickets' `linesAhead`). */
 const AHEAD = { day: "ahead day", slot: "ahead slot", event: "ahead event" } as const;
 
 /**
- * Explains a refused write of `lines` (one round trip): whether the
- * Idempotency-Key's claim still holds, each line's conditions as they now
+ * Explains a refused write of `lines` (one round trip): each line's
+ * problem (null: nothing refuses it now), from its conditions as they now
  * stand, counting the lines ahead of it (nothing of the request was
- * written), and the figures of the lines' days.
+ * written), and the figures of the lines' days. `batch` may hold the
+ * caller's own reads, which run with these.
  */
 export async function explainRefusal(
-  db: Db,
   lines: readonly TicketLine[],
   now: MuseumNow,
-  claim: IdempotencyClaimHeld | undefined,
-): Promise<Refusal> {
-  const batch = new Batch(db);
-  const held = claim && batch.add(selectClaimHeld(db, claim));
+  batch: Batch,
+): Promise<(ProblemError | null)[]> {
   const all = requestLines(lines);
   const evaluated = lines.map((line, i) => {
     const columns = requestLineColumns(line, i);
     const ahead = linesAhead(all, columns);
     const figures = { [AHEAD.day]: ahead.day, [AHEAD.slot]: ahead.slot, [AHEAD.event]: ahead.event };
-    return batch.add(selectConditions(db, conditionsOf({ line, columns, lines: all }, now, ahead), figures));
+    return batch.add(selectConditions(batch.db, conditionsOf({ line, columns, lines: all }, now, ahead), figures));
   });
   const states = new Map([...new Set(lines.map((line) => line.ticketDate))].map((date) => [date, addDayStateRead(batch, date, now)]));
   await batch.run();
-  if (held && !held.value) return { claimLost: true };
-  return {
-    claimLost: false,
-    problems: lines.map((line, i) => {
-      const read = evaluated[i]!.value;
-      const failed = CONDITIONS[line.ticketType].find((name) => read[name] !== 1);
-      const ahead = { day: read[AHEAD.day]!, slot: read[AHEAD.slot]!, event: read[AHEAD.event]! };
-      return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead);
-    }),
-  };
+  return lines.map((line, i) => {
+    const read = evaluated[i]!.value;
+    const failed = CONDITIONS[line.ticketType].find((name) => read[name] !== 1);
+    const ahead = { day: read[AHEAD.day]!, slot: read[AHEAD.slot]!, event: read[AHEAD.event]! };
+    return failed === undefined ? null : problemOf(failed, line, states.get(line.ticketDate)!(), now, ahead);
+  });
 }
 
 /** How a request addresses its lines: as the body itself (`POST /tickets`), or as `tickets[i]` (`POST /orders`). */

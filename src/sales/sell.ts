@@ -4,7 +4,7 @@
 // the same conditions (refusal.ts).
 import sql, { join, type Sql } from "sql-template-tag";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
-import { claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";
+import { claimHeld, type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
 import { validationProblem } from "../http/errors";
 import { Batch, type Db, GuardRaced } from "../platform/batch";
@@ -175,14 +175,16 @@ async function writeSale<Answer>(
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);
   // All or nothing: a line its insert refused undoes the whole sale.
   batch.guard(sql`${ticketsWritten(ticketIds)} <> ${ticketIds.length}`, async () => {
-    const refusal = await explainRefusal(db, lines, context.museumNow, claim);
-    if (refusal.claimLost) {
+    const explaining = new Batch(db);
+    const claimStillHeld = claim && explaining.add(selectClaimHeld(db, claim));
+    const problems = await explainRefusal(lines, context.museumNow, explaining);
+    if (claimStillHeld && !claimStillHeld.value) {
       // This request stalled past the takeover; the request that took the
       // key over answers it (a retry gets its response).
       log.warn("idempotency claim taken over before the sale was written", { soldBy: context.soldBy });
       return keyStillInProgress();
     }
-    return requestRefusal(refusal.problems, request.addressing);
+    return requestRefusal(problems, request.addressing);
   });
   if (claim) {
     const stored = storedAnswer(answer.of(held ? { ...sale, expiresAt: "" } : sale), answer.decided);
