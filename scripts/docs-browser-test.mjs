@@ -14,9 +14,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium } from "playwright-core";
 import { exitOnHelp, logProgress as log } from "../tools/lib/cli.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { HTTP_METHODS } from "../tools/lib/openapi-facts.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 
 exitOnHelp(`usage: npm run test:browser
@@ -37,13 +37,12 @@ if (!existsSync(join(ROOT, "public", "docs", "swagger-ui-bundle.js"))) {
 
 const failures = [];
 let screenshot;
-const state = tempDir("museum-docs-state-");
 const profile = tempDir("museum-docs-chromium-");
 const userDataDir = profile.path;
-let server;
 let context;
-try {
-  server = await startWranglerDev({ persistTo: state.path, logLevel: "warn" });
+
+/** Opens /docs in Chromium: what is wrong goes to `failures`, the page's picture to `screenshot`. */
+async function checkDocsPage(server) {
   const { origin } = server;
 
   // What the page must show: every operation's summary of the served document.
@@ -122,13 +121,21 @@ try {
   await page.waitForTimeout(500); // let the layout settle before the screenshot
   screenshot = await page.screenshot();
   log(`${requests.length} requests, all to ${origin}: ${[...new Set(requests.map((u) => new URL(u).pathname))].join(", ")}`);
+}
+
+try {
+  const options = { database: "empty", onStopFailure: (error) => failures.push(String(error)) };
+  await withLocalServer(options, async (server) => {
+    try {
+      await checkDocsPage(server);
+    } finally {
+      if (context) await context.close().catch((error) => failures.push(`closing Chromium: ${error}`));
+    }
+  });
 } catch (error) {
   failures.push(`error: ${error?.stack ?? error}`);
 } finally {
-  if (context) await context.close().catch((error) => failures.push(`closing Chromium: ${error}`));
-  if (server) await server.stop().catch((error) => failures.push(String(error)));
   profile.remove();
-  state.remove();
 }
 
 // The committed screenshot is replaced only by a passing run; a failing run's

@@ -23,10 +23,9 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
-import { tempDir } from "../tools/lib/process-end.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
-import { ROOT, applyMigrations, d1Target } from "../tools/lib/wrangler.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 
 const USAGE = "usage: npm run test:docs [-- <file.md>...]   (default: README.md and docs/*.md)";
 const DOCUMENTED_ORIGIN = "http://127.0.0.1:8787";
@@ -119,18 +118,13 @@ async function runFile(file) {
   const blocks = runBlocks(markdown);
   const name = relative(ROOT, file);
   if (!blocks.some((block) => block.session)) return [];
-  const state = tempDir("museum-docs-state-");
-  const target = d1Target({ persistTo: state.path });
-  applyMigrations(target, { quiet: true });
-  const seed = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--quiet", "--persist-to", state.path], { stdio: "inherit" });
-  if (seed.status !== 0) throw new Error("the seed failed");
-  const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn" });
-  // A scratch directory inside the repository: files a session writes
-  // (ticket.png) land there, and `npm run` still finds the project.
-  const scratch = join(ROOT, ".wrangler", "docs-sessions", name.replaceAll("/", "_"));
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  try {
+  // No throw-away secrets: the sessions log in with .dev.vars's local accounts, as a reader would.
+  return withLocalServer({ database: "seeded", throwawaySecrets: false }, async (server) => {
+    // A scratch directory inside the repository: files a session writes
+    // (ticket.png) land there, and `npm run` still finds the project.
+    const scratch = join(ROOT, ".wrangler", "docs-sessions", name.replaceAll("/", "_"));
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
     const { script, expectations, problems: textProblems } = sessionScript(blocks, server.origin);
     writeFileSync(join(scratch, "session.sh"), script);
     const env = { ...process.env, RECEIVER_PORT: String(await freePort()) };
@@ -144,10 +138,7 @@ async function runFile(file) {
     const requests = (run.stderr ?? "").split("\n").filter((l) => STATUS_LINE.test(l)).length;
     log(`${name}: ${blocks.filter((block) => block.session).length} session block(s), ${requests} requests${problems.length ? "" : ", all as expected"}`);
     return problems.map((p) => `${name} ${p}`);
-  } finally {
-    await server.stop();
-    state.remove();
-  }
+  });
 }
 
 async function main(argv) {

@@ -20,38 +20,22 @@
 // goes through the project's typed client (museum-api-client).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { checkTicketCode } from "museum-api-client/gate";
-import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
 import { fetchWithin, log, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday } from "../tools/lib/dates.mjs";
-import { tempDir } from "../tools/lib/process-end.mjs";
 import { readTicketCode } from "../tools/lib/ticket-qr.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
-import { applyMigrations, d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 
 const USAGE = "usage: npm run test:e2e:admission";
 
-/** A fresh local D1 state: every migration, and an admin, a sales and a gate account. */
-function prepareLocalState() {
-  const dir = tempDir("museum-e2e-admission-");
-  const target = d1Target({ persistTo: dir.path });
-  applyMigrations(target, { quiet: true });
-  const credentials = {};
-  for (const role of ["admin", "sales", "gate"]) {
-    const name = `e2e-${role}`;
-    const secret = newSecret();
-    d1Execute(target, { command: insertAccountSql({ name, role, secret }) });
-    credentials[role] = { username: name, password: secret };
-  }
-  return { persistTo: dir.path, credentials, cleanup: dir.remove };
-}
+/** The accounts of the local state: an admin, a sales and a gate account, by role. */
+const ACCOUNTS = { "e2e-admin": "admin", "e2e-sales": "sales", "e2e-gate": "gate" };
 
 /** A typed client per role. */
-function clients(origin, credentials) {
+function clients(origin, accounts) {
   return Object.fromEntries(
-    Object.entries(credentials).map(([role, login]) => [role, createMuseumClient({ baseUrl: origin, ...login, fetch: fetchWithin(60_000) })]),
+    Object.values(accounts).map(({ name, role, secret }) => [role, createMuseumClient({ baseUrl: origin, username: name, password: secret, fetch: fetchWithin(60_000) })]),
   );
 }
 
@@ -246,21 +230,12 @@ async function run({ admin, sales, gate }) {
   assert.equal(summary.conflicts, 1);
 }
 
-runMain(async () => {
-  const state = prepareLocalState();
-  let server;
-  try {
-    server = await startWranglerDev({
-      persistTo: state.persistTo,
-      logLevel: "warn",
-      // Throw-away keys for ticket codes (the real ones are secrets).
-      vars: throwawaySecrets(),
-    });
-    log(`wrangler dev on ${server.origin}`);
-    await run(clients(server.origin, state.credentials));
-    log("all admission checks passed");
-  } finally {
-    await server?.stop();
-    state.cleanup();
-  }
-}, USAGE);
+runMain(
+  () =>
+    withLocalServer({ accounts: ACCOUNTS }, async (server, state) => {
+      log(`wrangler dev on ${server.origin}`);
+      await run(clients(server.origin, state.accounts));
+      log("all admission checks passed");
+    }),
+  USAGE,
+);

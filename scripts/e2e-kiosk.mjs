@@ -25,11 +25,8 @@ import { createMuseumClient, getTicketImage } from "museum-api-client";
 import { verifyTicketCode } from "museum-api-client/gate";
 import { exitOnHelp, fetchWithin, log } from "../tools/lib/cli.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
-import { insertAccountSql, newSecret } from "../tools/lib/accounts.mjs";
-import { prepareLocalState, throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { readTicketCode, ticketIdOfCode } from "../tools/lib/ticket-qr.mjs";
-import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 exitOnHelp(`usage: npm run test:e2e:kiosk
 A kiosk's calls through the typed client against wrangler dev (a throw-away local state).`);
@@ -47,17 +44,12 @@ async function nextWeekdayOpenDay() {
   return day;
 }
 
-const state = prepareLocalState({ name: "e2e-kiosk", role: "sales" });
-// The museum's admin, who gives a day timed entry.
-const admin = { name: "e2e-kiosk-admin", secret: newSecret() };
-d1Execute(d1Target({ persistTo: state.persistTo }), { command: insertAccountSql({ ...admin, role: "admin" }) });
-const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn", vars: throwawaySecrets() });
-const fetch = fetchWithin(60_000);
-const kiosk = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret, fetch });
-const office = createMuseumClient({ baseUrl: server.origin, username: admin.name, password: admin.secret, fetch });
+const KIOSK = "e2e-kiosk";
+/** The museum's admin, who gives a day timed entry. */
+const ADMIN = "e2e-kiosk-admin";
 
 /** The ticket's image, whose QR code reads (both decoders, both sizes) as a code of that ticket. */
-async function expectImageOf(ticketId) {
+async function expectImageOf(kiosk, ticketId) {
   const image = await getTicketImage(kiosk, ticketId);
   expect(image.kind === "image", `GET /tickets/{ticketId}/qr: ${image.kind} ${image.response.status}`);
   expect(PNG_SIGNATURE.every((byte, i) => image.image[i] === byte), "the ticket image is not a PNG");
@@ -67,7 +59,7 @@ async function expectImageOf(ticketId) {
 }
 
 /** A day with timed entry (10:00 and 11:00, one ticket each); a kiosk buys a slot and handles a full one. */
-async function timedEntry(day) {
+async function timedEntry({ kiosk, office }, day) {
   const plan = { closed: false, timeOpen: "10:00", timeClose: "12:00", entrySlotMinutes: 60, slotCapacity: 1 };
   const set = await office.PUT("/museum-hours/exceptions/{date}", { params: { path: { date: day } }, body: plan });
   expect(set.response.status === 201, `PUT exception answered ${set.response.status}: ${JSON.stringify(set.error)}`);
@@ -94,12 +86,12 @@ async function timedEntry(day) {
   expect(offered.join(",") === "11:00", `sold-out offered ${JSON.stringify(offered)}`);
   const second = await buy(offered[0]);
   expect(second.response.status === 201 && second.data.entryTime === "11:00", `buying the offered slot answered ${second.response.status}`);
-  await expectImageOf(second.data.ticketId);
+  await expectImageOf(kiosk, second.data.ticketId);
   log(`timed entry on ${day}: 10:00 sold, then sold out; bought the offered ${offered[0]}`);
 }
 
 /** A family's order of four for `day` (two adults, two children), and every ticket's image right after the sale. */
-async function familyOrder(day) {
+async function familyOrder({ kiosk, office }, day) {
   const child = await office.PUT("/ticket-categories/{categoryId}", {
     params: { path: { categoryId: "child" } },
     body: { name: "Child", price: 0, accompanied: true, unitType: "CHILD" },
@@ -136,8 +128,9 @@ async function familyOrder(day) {
   log(`order of two adults and two children for ${day}: ${totalPrice} ${currency}, four images, each with its own ticket's code`);
 }
 
-let failed = false;
-try {
+/** Every call of the kiosk (and its admin); throws at the first unmet expectation. */
+async function run(clients) {
+  const { kiosk } = clients;
   const ticketDate = await nextWeekdayOpenDay();
   const purchase = {
     params: { header: { "idempotency-key": `e2e-kiosk-${randomUUID()}` } },
@@ -151,7 +144,7 @@ try {
   expect(replay.response.headers.get("Idempotent-Replayed") === "true", "the retry with the same Idempotency-Key was not a replay");
   expect(replay.data?.ticketId === ticketId, "the replay named another ticket");
 
-  const image = await expectImageOf(ticketId);
+  const image = await expectImageOf(kiosk, ticketId);
   expect(image.etag, "the ticket image has no ETag");
   log(`image: ${image.image.length} bytes, ETag ${image.etag}`);
   const again = await getTicketImage(kiosk, ticketId, { etag: image.etag });
@@ -162,14 +155,20 @@ try {
     refused.error?.status === 400 && refused.error.type === "/problems/validation-error" && refused.error.errors?.[0]?.path === "ticketDate",
     `a bad date answered ${JSON.stringify(refused.error)}`,
   );
-  await familyOrder(ticketDate);
-  await timedEntry(addDays(ticketDate, 7));
-  log("PASS: buy, replay, image 200 then 304, a typed problem, an order of four and its images, a timed slot and a sold-out one's offer");
-} catch (error) {
-  failed = true;
-  console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
-} finally {
-  await server.stop();
-  state.cleanup();
+  await familyOrder(clients, ticketDate);
+  await timedEntry(clients, addDays(ticketDate, 7));
 }
+
+let failed = false;
+await withLocalServer({ accounts: { [KIOSK]: "sales", [ADMIN]: "admin" } }, async (server, { accounts }) => {
+  const fetch = fetchWithin(60_000);
+  const client = ({ name, secret }) => createMuseumClient({ baseUrl: server.origin, username: name, password: secret, fetch });
+  try {
+    await run({ kiosk: client(accounts[KIOSK]), office: client(accounts[ADMIN]) });
+    log("PASS: buy, replay, image 200 then 304, a typed problem, an order of four and its images, a timed slot and a sold-out one's offer");
+  } catch (error) {
+    failed = true;
+    console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
+  }
+});
 process.exit(failed ? 1 : 0);

@@ -34,14 +34,11 @@ import { createServer, request as httpRequest } from "node:http";
 import { stripVTControlCharacters } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { exitOnHelp, log, logProgress } from "../tools/lib/cli.mjs";
-import { insertAccountSql, basicAuthorization, newSecret } from "../tools/lib/accounts.mjs";
 import { addDays, museumToday, weekday } from "../tools/lib/dates.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
-import { prepareLocalState } from "../tools/lib/local-state.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { freePort } from "../tools/lib/ports.mjs";
 import { startWebhookReceiver } from "../tools/lib/webhook-receiver.mjs";
-import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 exitOnHelp(`usage: npm run test:e2e:webhook-faults
 Webhook subscribers that do not resolve, refuse or never answer, while kiosks buy
@@ -167,42 +164,43 @@ function readWranglerOutput(text) {
 
 const devVars = ensureDevVars();
 expect(devVars.WEBHOOK_ALLOW_LOOPBACK === "true", ".dev.vars must set WEBHOOK_ALLOW_LOOPBACK=true (as .dev.vars.example does)");
-const state = prepareLocalState();
-const kiosk = { name: "e2e-faults-kiosk", secret: newSecret() };
-d1Execute(d1Target({ persistTo: state.persistTo }), { command: insertAccountSql({ ...kiosk, role: "sales" }) });
+const ADMIN = "e2e-admin";
+const KIOSK = "e2e-faults-kiosk";
 const healthy = await startWebhookReceiver();
 const hanging = await hangingServer();
 const refusedPort = await freePort();
 let wranglerOutput = "";
-const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn", onOutput: (chunk) => (wranglerOutput += chunk) });
-const kioskAuthorization = basicAuthorization(kiosk.name, kiosk.secret);
 
-/** Requests that wrangler dev's proxy lost on the way to the Worker. */
-const proxyLosses = [];
-function lostByProxy(answer) {
-  const lost = answer.status === 503 && answer.contentType.startsWith("text/plain") && answer.text.startsWith(PROXY_LOST);
-  if (lost) proxyLosses.push(answer.what);
-  return lost;
-}
-/** A read: sent again when the proxy lost it (a lost GET is never answered, so it has a deadline). */
-async function read(path) {
-  for (let tries = 1; ; tries++) {
-    const answer = await send(server.origin, state.authorization, "GET", path, undefined, { timeoutMs: 15_000 });
-    const lost = answer.status === 0 && answer.text.includes("no answer within");
+/** The calls of the check, as the admin and as a kiosk, and the requests wrangler dev's proxy lost. */
+function apiCalls(origin, { [ADMIN]: admin, [KIOSK]: kiosk }) {
+  /** Requests that wrangler dev's proxy lost on the way to the Worker. */
+  const proxyLosses = [];
+  function lostByProxy(answer) {
+    const lost = answer.status === 503 && answer.contentType.startsWith("text/plain") && answer.text.startsWith(PROXY_LOST);
     if (lost) proxyLosses.push(answer.what);
-    if (!lost || tries === 3) return answer;
+    return lost;
   }
+  /** A read: sent again when the proxy lost it (a lost GET is never answered, so it has a deadline). */
+  async function read(path) {
+    for (let tries = 1; ; tries++) {
+      const answer = await send(origin, admin.authorization, "GET", path, undefined, { timeoutMs: 15_000 });
+      const lost = answer.status === 0 && answer.text.includes("no answer within");
+      if (lost) proxyLosses.push(answer.what);
+      if (!lost || tries === 3) return answer;
+    }
+  }
+  /** A purchase; sent again with its Idempotency-Key when the proxy lost it. */
+  async function buy(purchase) {
+    const headers = { "idempotency-key": randomUUID() };
+    const answer = await send(origin, kiosk.authorization, "POST", "/v1.1/tickets", purchase, { headers });
+    return lostByProxy(answer) ? send(origin, kiosk.authorization, "POST", "/v1.1/tickets", purchase, { headers }) : answer;
+  }
+  const write = (method, path, body) => send(origin, admin.authorization, method, path, body);
+  return { proxyLosses, lostByProxy, read, buy, write };
 }
-/** A purchase; sent again with its Idempotency-Key when the proxy lost it. */
-async function buy(purchase) {
-  const headers = { "idempotency-key": randomUUID() };
-  const answer = await send(server.origin, kioskAuthorization, "POST", "/v1.1/tickets", purchase, { headers });
-  return lostByProxy(answer) ? send(server.origin, kioskAuthorization, "POST", "/v1.1/tickets", purchase, { headers }) : answer;
-}
-const write = (method, path, body) => send(server.origin, state.authorization, method, path, body);
 
-let failed = false;
-try {
+/** Subscribes the faulty and healthy receivers, puts the API under load and checks it all; throws at the first unmet expectation. */
+async function run({ proxyLosses, lostByProxy, read, buy, write }) {
   const faults = {
     "does not resolve": Array.from({ length: SUBSCRIBERS_PER_FAULT }, () => `https://${randomUUID()}.invalid/hook`),
     refuses: Array.from({ length: SUBSCRIBERS_PER_FAULT }, (_, i) => `http://127.0.0.1:${refusedPort}/hook-${i}`),
@@ -336,13 +334,27 @@ try {
       `(${unresolvableAttempts} attempts to hosts that do not resolve, ${output.internalErrors.length} "internal error" lines, each a failed DNS lookup)` +
       (proxyLosses.length > 0 ? `; wrangler dev's proxy lost ${proxyLosses.join(", ")} (sent again where safe)` : ""),
   );
-} catch (error) {
-  failed = true;
-  console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+let failed = false;
+const options = {
+  // Plain wrangler dev, its settings from .dev.vars (see the header).
+  throwawaySecrets: false,
+  accounts: { [ADMIN]: "admin", [KIOSK]: "sales" },
+  onOutput: (chunk) => (wranglerOutput += chunk),
+  onStopFailure: (error) => console.error(`stopping wrangler dev: ${error.message}`),
+};
+try {
+  await withLocalServer(options, async (server, { accounts }) => {
+    try {
+      await run(apiCalls(server.origin, accounts));
+    } catch (error) {
+      failed = true;
+      console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
 } finally {
-  await server.stop().catch((error) => console.error(`stopping wrangler dev: ${error.message}`));
   healthy.close();
   hanging.close();
-  state.cleanup();
 }
 process.exit(failed ? 1 : 0);

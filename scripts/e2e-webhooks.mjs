@@ -16,25 +16,20 @@ import { createMuseumClient } from "museum-api-client";
 import { Webhook } from "standardwebhooks";
 import { exitOnHelp, fetchWithin, log } from "../tools/lib/cli.mjs";
 import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
-import { prepareLocalState } from "../tools/lib/local-state.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { startWebhookReceiver } from "../tools/lib/webhook-receiver.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 
 exitOnHelp(`usage: npm run test:e2e:webhooks
 publishNewEvent deliveries through wrangler dev's local Queue to a loopback receiver.`);
 
 const DEADLINE_MS = 10_000;
+const ADMIN = "e2e-admin";
 
 const receiver = await startWebhookReceiver();
 const { received } = receiver;
 
 const devVars = ensureDevVars();
 if (devVars.WEBHOOK_ALLOW_LOOPBACK !== "true") throw new Error(".dev.vars must set WEBHOOK_ALLOW_LOOPBACK=true (as .dev.vars.example does)");
-const state = prepareLocalState();
-const server = await startWranglerDev({ persistTo: state.persistTo, logLevel: "warn" });
-
-const client = createMuseumClient({ baseUrl: server.origin, username: state.account.name, password: state.account.secret, fetch: fetchWithin(60_000) });
-
 function expect(condition, message) {
   if (!condition) throw new Error(message);
 }
@@ -58,8 +53,8 @@ async function delivery(n, verifier, what) {
   return payload;
 }
 
-let failed = false;
-try {
+/** Registers the receiver, creates and updates an event; throws at the first unmet expectation. */
+async function run(client) {
   const hook = answer(
     await client.POST("/webhooks", { body: { url: `http://127.0.0.1:${receiver.port}/museum`, description: "e2e receiver" } }),
     201,
@@ -89,13 +84,22 @@ try {
     "GET /webhooks/{webhookId}/deliveries",
   );
   expect(deliveries.length === 2, `expected 2 deliveries listed, got ${JSON.stringify(deliveries)}`);
-  log("PASS: both deliveries arrived within 10 s and verified with standardwebhooks");
-} catch (error) {
-  failed = true;
-  console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+let failed = false;
+try {
+  // No throw-away secrets: plain wrangler dev, its settings from .dev.vars (see the header).
+  await withLocalServer({ accounts: { [ADMIN]: "admin" }, throwawaySecrets: false }, async (server, { accounts }) => {
+    const { name, secret } = accounts[ADMIN];
+    try {
+      await run(createMuseumClient({ baseUrl: server.origin, username: name, password: secret, fetch: fetchWithin(60_000) }));
+      log("PASS: both deliveries arrived within 10 s and verified with standardwebhooks");
+    } catch (error) {
+      failed = true;
+      console.error(`FAIL: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
 } finally {
-  await server.stop();
   receiver.close();
-  state.cleanup();
 }
 process.exit(failed ? 1 : 0);

@@ -8,9 +8,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { runRedocly } from "../tools/lib/redocly.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
 import { ROOT } from "../tools/lib/wrangler.mjs";
 
 /** The documents the Worker serves, each with the config it is linted by. */
@@ -19,10 +19,9 @@ const DOCUMENTS = [
   { path: "/octo/openapi.json", file: "octo-openapi.json", config: ".redocly.octo.yaml" },
 ];
 
-async function servedDocuments() {
-  const state = tempDir("museum-lint-state-");
-  const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn" });
-  try {
+/** The documents as served: the Worker needs no data for them (an empty local state). */
+function servedDocuments() {
+  return withLocalServer({ database: "empty" }, async (server) => {
     const documents = [];
     for (const { path } of DOCUMENTS) {
       const res = await fetch(`${server.origin}${path}`);
@@ -31,10 +30,7 @@ async function servedDocuments() {
       documents.push(JSON.stringify(JSON.parse(text), null, 2));
     }
     return documents;
-  } finally {
-    await server.stop();
-    state.remove();
-  }
+  });
 }
 
 async function main(argv) {

@@ -14,18 +14,17 @@
 // sold out on one date (its sold-out scenario), and no sale for today (no
 // hold cut short by the day's end during the run). Without ../shared/octo it
 // says what it needs and passes, as the reference checks do.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { basicAuthorization, insertAccountSql, newKeyId, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
+import { newKeyId, newSecret, sha256Hex } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, museumToday } from "../tools/lib/dates.mjs";
-import { throwawaySecrets } from "../tools/lib/local-state.mjs";
+import { withLocalServer } from "../tools/lib/local-state.mjs";
 import { tempDir } from "../tools/lib/process-end.mjs";
 import { recordingDb, sqlScript, statements } from "../tools/lib/statements.mjs";
-import { startWranglerDev } from "../tools/lib/wrangler-dev.mjs";
-import { ROOT, applyMigrations, d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
+import { ROOT } from "../tools/lib/wrangler.mjs";
 
 const USAGE = `usage: npm run test:octo [-- --validator-dir <dir>] [--out <results.json>] [--serve]
   --validator-dir <dir>  where the validator is built (outside the repository; default: ${join(tmpdir(), "museum-octo-validator")})
@@ -36,23 +35,19 @@ const SHARED_OCTO = resolve(ROOT, "..", "shared", "octo");
 /** The validator's scenarios in its 11 flows when none is skipped (../shared/octo/README.md). */
 const ALL_SCENARIOS = 47;
 
-/** A fresh local D1: every migration, the sample data, an admin, and a reseller with its API key. */
-function prepareState() {
-  const dir = tempDir("museum-octo-state-");
-  const target = d1Target({ persistTo: dir.path });
-  applyMigrations(target, { quiet: true });
-  const seed = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--persist-to", dir.path, "--quiet"], { cwd: ROOT, stdio: "inherit" });
-  if (seed.status !== 0) throw new Error("the seed failed");
-  const admin = { name: "octo-admin", secret: newSecret() };
-  const reseller = { name: "octo-reseller", secret: newSecret() };
+const ADMIN = "octo-admin";
+const RESELLER = "octo-reseller";
+
+/**
+ * The local server's options: every migration, the sample data, an admin, and
+ * a reseller with its API key (`key`); wrangler's default log level (a line per request).
+ */
+function localMuseum(extra = {}) {
   const key = newSecret();
   const { accounts } = statements();
-  const apiKey = accounts.insertApiKey(recordingDb, { keyId: newKeyId(), accountName: reseller.name, keySha256: sha256Hex(key) });
-  // One wrangler call (each costs seconds): the two accounts, then the key.
-  d1Execute(target, {
-    command: [insertAccountSql({ ...admin, role: "admin" }), insertAccountSql({ ...reseller, role: "sales" }), sqlScript([apiKey])].join("\n"),
-  });
-  return { persistTo: dir.path, admin: basicAuthorization(admin.name, admin.secret), key };
+  const apiKey = accounts.insertApiKey(recordingDb, { keyId: newKeyId(), accountName: RESELLER, keySha256: sha256Hex(key) });
+  const options = { database: "seeded", accounts: { [ADMIN]: "admin", [RESELLER]: "sales" }, sql: sqlScript([apiKey]), logLevel: "log", ...extra };
+  return { key, options };
 }
 
 /** Calls /v1.1 as the admin; fails on an answer that is not 2xx. */
@@ -115,13 +110,14 @@ async function main(argv) {
     return;
   }
   if (args.serve) {
-    const state = prepareState();
-    const server = await startWranglerDev({ persistTo: state.persistTo, vars: throwawaySecrets(), inheritOutput: true });
-    await prepareMuseum(server.origin, state.admin);
-    log(`==> serving ${server.origin}/octo (Ctrl-C to stop)
-    curl -H 'Authorization: Bearer ${state.key}' ${server.origin}/octo/products
-    bash ${join(SHARED_OCTO, "run.sh")} <validator dir> ${server.origin}/octo ${state.key}`);
-    await server.exited;
+    const { key, options } = localMuseum({ inheritOutput: true });
+    await withLocalServer(options, async (server, state) => {
+      await prepareMuseum(server.origin, state.accounts[ADMIN].authorization);
+      log(`==> serving ${server.origin}/octo (Ctrl-C to stop)
+    curl -H 'Authorization: Bearer ${key}' ${server.origin}/octo/products
+    bash ${join(SHARED_OCTO, "run.sh")} <validator dir> ${server.origin}/octo ${key}`);
+      await server.exited;
+    });
     return;
   }
   if (!existsSync(join(SHARED_OCTO, "run.sh"))) {
@@ -133,21 +129,18 @@ async function main(argv) {
   const results = args.out ? resolve(args.out) : join(tempDir("museum-octo-results-").path, "results.json");
 
   const started = performance.now();
-  const state = prepareState();
-  const server = await startWranglerDev({ persistTo: state.persistTo, vars: throwawaySecrets() });
-  try {
-    await prepareMuseum(server.origin, state.admin);
+  const { key, options } = localMuseum();
+  await withLocalServer(options, async (server, state) => {
+    await prepareMuseum(server.origin, state.accounts[ADMIN].authorization);
     log(`==> validating ${server.origin}/octo`);
-    const code = await runValidator(validatorDir, `${server.origin}/octo`, state.key, results);
+    const code = await runValidator(validatorDir, `${server.origin}/octo`, key, results);
     const notSuccess = unsuccessful(JSON.parse(readFileSync(results, "utf8")));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (code !== 0 || notSuccess.length > 0) {
       throw new Error(`the OCTO validator found ${notSuccess.length} scenario(s) not SUCCESS (run.sh exit ${code}):\n  ${notSuccess.join("\n  ")}`);
     }
     log(`==> OCTO validation passed: all ${ALL_SCENARIOS} scenarios SUCCESS, no FAILED or WARNING (${seconds} s)`);
-  } finally {
-    await server.stop();
-  }
+  });
 }
 
 await runMain(main, USAGE);

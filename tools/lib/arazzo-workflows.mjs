@@ -23,10 +23,9 @@ import { join } from "node:path";
 import { basicAuthorization } from "./accounts.mjs";
 import { logProgress as log } from "./cli.mjs";
 import { addDays, daysBetween } from "./dates.mjs";
-import { prepareLocalState, throwawaySecrets } from "./local-state.mjs";
+import { withLocalServer } from "./local-state.mjs";
 import { tempDir } from "./process-end.mjs";
 import { runRedocly } from "./redocly.mjs";
-import { startWranglerDev } from "./wrangler-dev.mjs";
 
 const ARAZZO_FILES = ["museum-api.arazzo.yaml", "museum-tickets.arazzo.yaml"];
 const EXPECTED_WORKFLOWS = ["get-museum-hours", "events-crud", "get-museum-tickets"];
@@ -188,25 +187,17 @@ async function negativeRun(referenceDir, options) {
  * (empty when everything held).
  */
 export async function runArazzoWorkflows(referenceDir) {
-  const state = prepareLocalState();
-  log(`local admin account "${state.account.name}" created in ${state.persistTo}`);
-  let server;
-  try {
-    server = await startWranglerDev({
-      persistTo: state.persistTo,
-      logLevel: "warn",
-      vars: throwawaySecrets(),
-    });
+  const admin = "e2e-admin";
+  return withLocalServer({ accounts: { [admin]: "admin" } }, async (server, state) => {
+    const { authorization } = state.accounts[admin];
+    log(`local admin account "${admin}" created in ${state.persistTo}`);
     const serverUrl = `${server.origin}/v1.1`;
     const referenceDates = [...new Set(ARAZZO_FILES.flatMap((f) => readFileSync(join(referenceDir, f), "utf8").match(/\b2023-\d\d-\d\d\b/g) ?? []))];
-    const shiftDays = await dateShift(server.origin, state.authorization, referenceDates);
+    const shiftDays = await dateShift(server.origin, authorization, referenceDates);
     log(`2023 dates move ${shiftDays} days (${shiftDays / 7} weeks): ${referenceDates.map((d) => `${d} -> ${addDays(d, shiftDays)}`).join(", ")}`);
-    const failures = [await passingRun(referenceDir, { authorization: state.authorization, serverUrl, shiftDays })];
-    const wrong = basicAuthorization(state.account.name, "not-the-secret");
+    const failures = [await passingRun(referenceDir, { authorization, serverUrl, shiftDays })];
+    const wrong = basicAuthorization(admin, "not-the-secret");
     failures.push(await negativeRun(referenceDir, { authorization: wrong, serverUrl, shiftDays }));
     return failures.filter(Boolean);
-  } finally {
-    await server?.stop();
-    state.cleanup();
-  }
+  });
 }

@@ -10,10 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exitOnHelp, log } from "../../../tools/lib/cli.mjs";
-import { throwawaySecrets } from "../../../tools/lib/local-state.mjs";
-import { tempDir } from "../../../tools/lib/process-end.mjs";
+import { withLocalServer } from "../../../tools/lib/local-state.mjs";
 import { ROOT } from "../../../tools/lib/wrangler.mjs";
-import { startWranglerDev } from "../../../tools/lib/wrangler-dev.mjs";
 
 exitOnHelp(`usage: npm run client:generate
 Regenerates the typed client from what the Worker serves: wrangler dev (a throw-away state), its
@@ -29,17 +27,11 @@ const SNAPSHOT = join(CLIENT, "openapi.json");
 const TYPES = join(CLIENT, "src", "schema.d.ts");
 const README = join(CLIENT, "README.md");
 
-const state = tempDir("museum-client-generate-");
-const server = await startWranglerDev({ persistTo: state.path, logLevel: "warn", vars: throwawaySecrets() });
-let doc;
-try {
+const doc = await withLocalServer({ database: "empty" }, async (server) => {
   const res = await fetch(`${server.origin}/v1.1/openapi.json`);
   if (res.status !== 200) throw new Error(`GET /v1.1/openapi.json answered ${res.status}`);
-  doc = await res.json();
-} finally {
-  await server.stop();
-  state.remove();
-}
+  return res.json();
+});
 
 writeFileSync(SNAPSHOT, documentText(doc));
 writeFileSync(TYPES, await schemaTypes(doc));
