@@ -18,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import { ACCOUNT_NAME, newAccount, sha256Hex } from "../tools/lib/accounts.mjs";
 import { UsageError, log, parseCommandLine, runMain } from "../tools/lib/cli.mjs";
 import { addDays, daysBetween, museumTimeZone, todayIn, weekday } from "../tools/lib/dates.mjs";
-import { ensureDevVars } from "../tools/lib/dev-vars.mjs";
+import { ensureDevVars, readDevVars } from "../tools/lib/dev-vars.mjs";
 import { recordingDb as db, sqlScript, statements } from "../tools/lib/statements.mjs";
 import { d1Execute, d1Target } from "../tools/lib/wrangler.mjs";
 import exampleEvent from "../src/webhooks/example-event.json" with { type: "json" };
@@ -28,6 +28,7 @@ const USAGE = `usage: node scripts/seed.mjs [--local | --remote] [--env <name>] 
   --remote      the deployed D1 of the chosen environment (sample events only, never accounts)
   --env <name>  a wrangler.toml environment, e.g. staging
   --persist-to <dir>  a local state directory other than wrangler's default (with --local)
+  --dev-vars <file>   the local accounts' variables from this file instead of .dev.vars (with --local)
   --today       the day the sample dates are counted from (default: today in MUSEUM_TIMEZONE)
   --redate      move the sample events' dates into the coming weeks again
   --quiet       print only what was written (nothing on a rerun)`;
@@ -225,6 +226,7 @@ async function main(argv) {
       help: { type: "boolean" },
       env: { type: "string" },
       "persist-to": { type: "string" },
+      "dev-vars": { type: "string" },
       today: { type: "string" },
     },
     { allowPositionals: false },
@@ -236,6 +238,7 @@ async function main(argv) {
   if (args.local && args.remote) throw new UsageError("choose --local or --remote");
   const remote = args.remote === true;
   if (remote && args["persist-to"]) throw new UsageError("--persist-to is for the local D1 only");
+  if (remote && args["dev-vars"]) throw new UsageError("--dev-vars is for the local D1 only");
   const target = d1Target({ remote, env: args.env, persistTo: args["persist-to"] });
 
   const timeZone = await museumTimeZone();
@@ -245,7 +248,7 @@ async function main(argv) {
   const events = placeSampleDates(SAMPLE_EVENTS, today);
   const holidays = sampleHolidays(today);
   // The dev accounts are local-only: a remote seed never writes accounts.
-  const vars = remote ? {} : ensureDevVars();
+  const vars = remote ? {} : args["dev-vars"] ? readDevVars(args["dev-vars"]) : ensureDevVars();
   const accounts = remote ? [] : localAccounts(vars);
   const apiKeys = remote ? [] : localApiKeys(vars);
 

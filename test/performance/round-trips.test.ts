@@ -71,11 +71,14 @@ type Budget = {
   as?: AccountKey | "reseller";
   /** Settings of wrangler.toml's [vars] for this request (test/worker.ts). */
   vars?: Parameters<typeof setTestVars>[0];
+  /** Sent just before the measured request, unmeasured: what it needs fresh in the isolate's memory. */
+  warm?: (f: Fixture) => Promise<Response>;
   send: (f: Fixture) => Promise<Response>;
 };
 
 const get = (path: string, headers: Record<string, string> = {}) => () =>
   api(path, { as: "admin", headers: { ...MEASURED_CLIENT, ...headers } });
+const cachedImage = (f: Fixture) => get(`/v1.1/tickets/${f.cachedTicketId}/qr`)();
 const send = (method: string, path: string, json: unknown, headers: Record<string, string> = {}, as: AccountKey = "admin") =>
   api(path, { method, as, json, headers: { ...MEASURED_CLIENT, ...headers } });
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send("POST", path, json, headers);
@@ -131,11 +134,13 @@ const BUDGETS: Budget[] = [
     status: 201,
     send: (f) => post("/v1.1/tickets", eventTicket(f), { "Idempotency-Key": crypto.randomUUID() }),
   },
-  { request: "GET /tickets/{id}/qr, cached", roundTrips: 0, status: 200, send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}/qr`)() },
+  // The isolate remembers a ticket's facts for seconds only (ticket-image/lookup.ts): fetched again just before.
+  { request: "GET /tickets/{id}/qr, cached", roundTrips: 0, status: 200, warm: cachedImage, send: cachedImage },
   {
     request: "GET /tickets/{id}/qr, If-None-Match",
     roundTrips: 0,
     status: 304,
+    warm: cachedImage,
     send: (f) => get(`/v1.1/tickets/${f.cachedTicketId}/qr`, { "If-None-Match": f.etag })(),
   },
   { request: "GET /tickets/{id}/qr, render", roundTrips: 1, status: 200, send: (f) => get(`/v1.1/tickets/${f.unrendered.pop()}/qr`)() },
@@ -361,11 +366,12 @@ describe("D1 round trips per request, login remembered", () => {
 
   afterEach(() => setTestVars());
 
-  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, as = "admin", vars }) => {
+  it.each(BUDGETS)("$request: $roundTrips", async ({ send, status, roundTrips, as = "admin", vars, warm }) => {
     useClock(NOW);
     if (as === "reseller") await (await octo("GET", "/supplier")).arrayBuffer();
     else await warmLogin(as);
     setTestVars(vars);
+    if (warm) await (await warm(fixture)).arrayBuffer();
     const measured = await roundTripsOf(() => send(fixture));
     expect(measured.res.status).toBe(status);
     expect(measured.roundTrips, "a change of a hot path's D1 round trips: update BUDGETS and docs/performance.md").toBe(roundTrips);

@@ -16,7 +16,9 @@ import { ROOT, applyMigrations, d1Execute, d1Target } from "../../tools/lib/wran
 const b = statements();
 
 function seed(persistTo, ...args) {
-  const run = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--persist-to", persistTo, ...args], {
+  // The accounts of .dev.vars.example, whatever a developer's own .dev.vars holds.
+  const devVars = join(ROOT, ".dev.vars.example");
+  const run = spawnSync(process.execPath, [join(ROOT, "scripts", "seed.mjs"), "--local", "--persist-to", persistTo, "--dev-vars", devVars, ...args], {
     cwd: ROOT,
     encoding: "utf8",
   });

@@ -9,11 +9,16 @@ import { ROOT } from "./wrangler.mjs";
 const DEV_VARS = join(ROOT, ".dev.vars");
 const DEV_VARS_EXAMPLE = join(ROOT, ".dev.vars.example");
 
+/** The variables of a file in .dev.vars' format. */
+export function readDevVars(file) {
+  return parseEnv(readFileSync(file, "utf8"));
+}
+
 /** Creates .dev.vars from .dev.vars.example when it is missing; returns its variables. */
 export function ensureDevVars() {
   if (!existsSync(DEV_VARS)) {
     copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS);
     log("created .dev.vars from .dev.vars.example (local-only credentials, never deployed)");
   }
-  return parseEnv(readFileSync(DEV_VARS, "utf8"));
+  return readDevVars(DEV_VARS);
 }
