@@ -6,9 +6,9 @@ import sql from "sql-template-tag";
 import { Batch, type Db } from "../platform/batch";
 import type { Admission } from "./schemas";
 import { alreadyAdmitted, ticketCancelled } from "../tickets/problems";
-import { type AdmissionJudgement, admissionJudgement, markAdmitted, selectAdmissionJudgement } from "../tickets/statements/admission";
+import { type AdmissionJudgement, admissionJudgement, markAdmittedBy, selectAdmissionJudgement } from "../tickets/statements/admission";
 import { selectTicket, type TicketRow } from "../tickets/statements/rows";
-import { type AdmissionRecord, admissionMade, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
+import { type AdmissionRecord, admissionMade, admissionsAmong, insertAdmission, selectAdmission, selectAdmissionOf, ticketOfAdmission } from "./statements";
 import { ticketFacts } from "../tickets/status";
 import { boundMoment, type GateContext, invalidTicketCode, type ScanMomentValues, scanMomentAt, scannedCodeOf } from "./judging";
 
@@ -83,7 +83,7 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       claim ? claimHeld(claim) : sql`1`,
     ),
   );
-  batch.add(markAdmitted(db, ticketId, moment.at, admissionMade(admissionId)));
+  batch.add(markAdmittedBy(db, admissionsAmong(sql`${admissionId}`)));
   const held =
     claim &&
     addKeyCompletion(batch, claim, {

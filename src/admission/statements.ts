@@ -195,10 +195,14 @@ export function insertOfflineAdmissions(db: Db, gate: string, scans: OfflineScan
   );
 }
 
-/** The admissions the upload's scans just recorded, as `ticket_id, admitted_at` (for the tickets to follow). */
+/** The admissions `admissionIds` (an SQL list or query of ids) on record, as `ticket_id, admitted_at` (for the tickets to follow). */
+export function admissionsAmong(admissionIds: Sql): Sql {
+  return sql`SELECT ticket_id, admitted_at FROM admissions WHERE admission_id IN (${admissionIds})`;
+}
+
+/** The admissions the upload's scans just recorded (`admissionsAmong`). */
 export function admissionsOfUpload(scans: OfflineScanInput[]): Sql {
-  return sql`SELECT ticket_id, admitted_at FROM admissions
-              WHERE admission_id IN (SELECT ${scanField("admissionId")} FROM ${scansOf(scans)})`;
+  return admissionsAmong(sql`SELECT ${scanField("admissionId")} FROM ${scansOf(scans)}`);
 }
 
 /** An offline scan on record, with its ticket's admission time where it has one. */

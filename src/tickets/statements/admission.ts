@@ -84,22 +84,14 @@ export function ticketDateOf(ticketId: Sql): Sql {
 
 /**
  * Marks admitted the tickets of `admissions` (a query of `ticket_id,
- * admitted_at` pairs: admissions just recorded) that are not yet.
+ * admitted_at` pairs: admissions just recorded) that are not yet: a ticket
+ * is admitted at its admission's time, online or offline.
  */
 export function markAdmittedBy(db: Db, admissions: Sql): Step<void> {
   return step(
     db,
     sql`UPDATE tickets SET admitted_at = a.admitted_at FROM (${admissions}) a
          WHERE tickets.ticket_id = a.ticket_id AND tickets.admitted_at IS NULL`,
-    read.nothing,
-  );
-}
-
-/** Marks the ticket admitted at `admittedAt` when `admitted` (an SQL condition: its admission is on record) holds. */
-export function markAdmitted(db: Db, ticketId: string, admittedAt: string, admitted: Sql): Step<void> {
-  return step(
-    db,
-    sql`UPDATE tickets SET admitted_at = ${admittedAt} WHERE ticket_id = ${ticketId} AND admitted_at IS NULL AND ${admitted}`,
     read.nothing,
   );
 }
