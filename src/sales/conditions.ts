@@ -98,7 +98,7 @@ const roomFor = (room: Sql, ahead: number | Sql) => sql`coalesce(${room} > ${ahe
 
 /**
  * What the conditions are judged on, as SQL: a request line's values, or a
- * written ticket's columns. `startTime` (none: none) stands for the entry
+ * written ticket's columns. `startTime` (absent: none) stands for the entry
  * time it names on the day (`entryTimeAt`); `entryTime` null is a line known
  * to name none (its conditions on an entry time hold without a test).
  */
