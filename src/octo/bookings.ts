@@ -274,11 +274,13 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
     unitIds: body.unitItems?.map((item) => item.unitId) ?? current.unitItems.map((item) => item.unitId),
   };
   const lines = linesOf(selection, context.timeZone);
-  // The hold keeps its end unless the reseller asks for another.
+  // The hold keeps its end unless the reseller asks for another; the new
+  // lines keep the buyer's contact as it stands when they are written, unless
+  // this change brings one.
   return sellBooking(context, orderId, selection, {
     lines,
-    email: email ?? current.contact.emailAddress ?? undefined,
-    phone: email ? phone : (current.contact.phoneNumber ?? undefined),
+    email,
+    phone: email ? phone : undefined,
     reference: details.reference ?? undefined,
     buyer: buyer ?? undefined,
     notes: details.notes ?? undefined,
