@@ -19,7 +19,7 @@ import { MAX_HOLD_MINUTES } from "../sales/schemas";
 import type { BuyerDetails, OrderSelector } from "../sales/statements";
 import type { TicketLine } from "../tickets/schemas";
 import type { CodeSigner } from "../ticket-image";
-import { parseAvailabilityId } from "./availability";
+import { checkRangeOrder, parseAvailabilityId } from "./availability";
 import { bookingOf } from "./bookings-map";
 import { invalidAvailability, invalidBooking, invalidOption, invalidProduct, invalidUnit, OctoError, unprocessable } from "./errors";
 import { productRefOf } from "./products";
@@ -326,6 +326,7 @@ export async function bookingsListed(context: OctoContext, query: BookingsQuery)
   if (!selector) {
     throw new OctoError("BAD_REQUEST", "Give resellerReference, supplierReference, localDate, or localDateStart and localDateEnd.");
   }
+  if ("ticketDates" in selector) checkRangeOrder(selector.ticketDates.from, selector.ticketDates.to);
   const records = await orderRecords(context.db, selector, context.principal, context.museumNow);
   return Promise.all(records.map((record) => mapRecord(context, record)));
 }
