@@ -34,6 +34,7 @@ options:
   --local          the local D1 of \`wrangler dev\` (default)
   --remote         the deployed D1 (production unless --env is given)
   --env <name>     a wrangler.toml environment, e.g. staging
+  --persist-to <dir>  a local state directory other than wrangler's default (with --local)
 names: 1–64 characters of a-z 0-9 . _ -`;
 
 function accountName(value) {
@@ -89,6 +90,7 @@ async function main(argv) {
     help: { type: "boolean" },
     role: { type: "string" },
     env: { type: "string" },
+    "persist-to": { type: "string" },
   });
   const [command, ...positionals] = all;
   if (args.help || command === undefined || command === "help") {
@@ -96,7 +98,7 @@ async function main(argv) {
     return;
   }
   if (args.local && args.remote) throw new UsageError("choose --local or --remote");
-  const target = d1Target({ remote: args.remote === true, env: args.env });
+  const target = d1Target({ remote: args.remote === true, env: args.env, persistTo: args["persist-to"] });
   const expectPositionals = (n) => {
     if (positionals.length !== n) throw new UsageError(`${command} takes ${n === 0 ? "no" : n} argument${n === 1 ? "" : "s"}`);
   };

@@ -237,7 +237,6 @@ async function main(argv) {
   }
   if (args.local && args.remote) throw new UsageError("choose --local or --remote");
   const remote = args.remote === true;
-  if (remote && args["persist-to"]) throw new UsageError("--persist-to is for the local D1 only");
   if (remote && args["dev-vars"]) throw new UsageError("--dev-vars is for the local D1 only");
   const target = d1Target({ remote, env: args.env, persistTo: args["persist-to"] });
 

@@ -165,9 +165,14 @@ function daysOnSale(from: IsoDate, to: IsoDate, now: MuseumNow): { from: IsoDate
 /** The longest range a request may ask for: OCTO's year. */
 const MAX_RANGE_DAYS = 366;
 
+/** 400 for a range of a request's `localDateStart` and `localDateEnd` that ends before it starts. */
+export function checkRangeOrder(from: IsoDate, to: IsoDate): void {
+  if (to < from) throw new OctoError("BAD_REQUEST", "localDateEnd: Must not be before localDateStart.");
+}
+
 /** 400 for a range that ends before it starts or spans more than a year. */
 function checkRange(from: IsoDate, to: IsoDate): void {
-  if (to < from) throw new OctoError("BAD_REQUEST", "localDateEnd: Must not be before localDateStart.");
+  checkRangeOrder(from, to);
   if (to > addDays(from, MAX_RANGE_DAYS)) throw new OctoError("BAD_REQUEST", "localDateEnd: cannot request more than 1 year of availability.");
 }
 

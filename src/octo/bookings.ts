@@ -19,7 +19,7 @@ import { MAX_HOLD_MINUTES } from "../sales/schemas";
 import type { BuyerDetails, OrderSelector } from "../sales/statements";
 import type { TicketLine } from "../tickets/schemas";
 import type { CodeSigner } from "../ticket-image";
-import { parseAvailabilityId } from "./availability";
+import { checkRangeOrder, parseAvailabilityId } from "./availability";
 import { bookingOf } from "./bookings-map";
 import { invalidAvailability, invalidBooking, invalidOption, invalidProduct, invalidUnit, OctoError, unprocessable } from "./errors";
 import { productRefOf } from "./products";
@@ -274,11 +274,13 @@ export async function update(context: OctoContext, uuid: string, body: BookingUp
     unitIds: body.unitItems?.map((item) => item.unitId) ?? current.unitItems.map((item) => item.unitId),
   };
   const lines = linesOf(selection, context.timeZone);
-  // The hold keeps its end unless the reseller asks for another.
+  // The hold keeps its end unless the reseller asks for another; the new
+  // lines keep the buyer's contact as it stands when they are written, unless
+  // this change brings one.
   return sellBooking(context, orderId, selection, {
     lines,
-    email: email ?? current.contact.emailAddress ?? undefined,
-    phone: email ? phone : (current.contact.phoneNumber ?? undefined),
+    email,
+    phone: email ? phone : undefined,
     reference: details.reference ?? undefined,
     buyer: buyer ?? undefined,
     notes: details.notes ?? undefined,
@@ -324,6 +326,7 @@ export async function bookingsListed(context: OctoContext, query: BookingsQuery)
   if (!selector) {
     throw new OctoError("BAD_REQUEST", "Give resellerReference, supplierReference, localDate, or localDateStart and localDateEnd.");
   }
+  if ("ticketDates" in selector) checkRangeOrder(selector.ticketDates.from, selector.ticketDates.to);
   const records = await orderRecords(context.db, selector, context.principal, context.museumNow);
   return Promise.all(records.map((record) => mapRecord(context, record)));
 }

@@ -61,15 +61,16 @@ export class OrderNotHeld extends Error {
 /**
  * Adds the order's write to the sale's batch, before its lines: a new order
  * (while `guard` holds), or the relining of a held one. Returns the new
- * order as written once the batch has run (null when relining), and the
+ * order as written once the batch has run (null when relining), the
  * latest its new lines' hold may end (an SQL timestamp: a relined order's
- * hold stays within HOLD_LIMIT_MINUTES of its making; a new one's does by itself).
+ * hold stays within HOLD_LIMIT_MINUTES of its making; a new one's does by
+ * itself) and, when relining, the order its former lines are set aside on.
  */
 export function addOrderWrite(
   batch: Batch,
   order: OrderOfSale & { orderId: string; confirmationCode?: string; soldBy: string; held: boolean },
   guard: Sql,
-): { written: Handle<OrderRow | null> | null; holdLatest?: Sql } {
+): { written: Handle<OrderRow | null> | null; holdLatest?: Sql; formerLines?: string } {
   const { db } = batch;
   const { orderId, soldBy } = order;
   const details = { reference: order.reference, buyer: order.buyer, notes: order.notes };
@@ -87,5 +88,5 @@ export function addOrderWrite(
   else batch.add(settleHeldOrder(db, orderId, "confirmed", aside, details));
   const limit = orderHoldLimit(orderId, HOLD_LIMIT_MINUTES);
   // The former lines (aside now) still have their hold's end, within the limit already.
-  return { written: null, holdLatest: order.relining.keepHoldEnd ? sql`coalesce(${orderHoldEnd(asideId)}, ${limit})` : limit };
+  return { written: null, holdLatest: order.relining.keepHoldEnd ? sql`coalesce(${orderHoldEnd(asideId)}, ${limit})` : limit, formerLines: asideId };
 }

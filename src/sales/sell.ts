@@ -16,6 +16,7 @@ import { duplicateReference } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
 import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
 import { requestLineColumns, requestLines } from "../tickets/statements/lines";
+import { copyOrderBuyerContact } from "../tickets/statements/orders";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
 import { allOf, conditionsOf, entryTimeOfLine, lineSalesEndInstant, NONE_AHEAD } from "./conditions";
@@ -143,9 +144,9 @@ async function writeSale<Answer>(
   const batch = new Batch(db);
   const claimGuard = claim ? claimHeld(claim) : sql`1`;
   const held = sale.orderId !== undefined && holdMinutes !== undefined ? { orderId: sale.orderId, holdMinutes } : null;
-  const { written: order, holdLatest } = sale.orderId
+  const { written: order, holdLatest, formerLines } = sale.orderId
     ? addOrderWrite(batch, { ...request, orderId: sale.orderId, confirmationCode: sale.confirmationCode, soldBy: context.soldBy, held: held !== null }, claimGuard)
-    : { written: null, holdLatest: undefined };
+    : { written: null, holdLatest: undefined, formerLines: undefined };
   const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
@@ -170,6 +171,8 @@ async function writeSale<Answer>(
       ),
     );
   });
+  // New lines without a contact of their own keep the buyer's as the batch finds it, not as read before it.
+  if (formerLines !== undefined && request.email === undefined) batch.add(copyOrderBuyerContact(db, formerLines, sale.orderId!));
   // One end for the order: the first of its lines to stop being sold (one line's is its own).
   const aligned = held && lines.length > 1 ? batch.add(alignOrderHold(db, held.orderId)) : null;
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);

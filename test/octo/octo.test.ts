@@ -227,6 +227,69 @@ describe("a booking", () => {
   });
 });
 
+describe("listing bookings", () => {
+  const uuids = (list: Booking[]) => list.map((b) => b.uuid);
+  const listed = async (query: string, key: "reseller" | "other" = "reseller") => uuids(await ok<Booking[]>(await octo(`/bookings?${query}`, { key })));
+
+  it("by a range of dates: those with a ticket from its first to its last day, oldest first, only the reseller's own", async () => {
+    const [before, first, middle, last, after] = [await openDay(), await openDay(), await openDay(), await openDay(), await openDay()];
+    const book = async (date: string, key: "reseller" | "other" = "reseller") => (await ok<Booking>(await reserve(date, "09:00", ["adult"], {}, key))).uuid;
+    const outsideBefore = await book(before);
+    const onFirst = await book(first);
+    const inMiddle = await book(middle);
+    const onLast = await book(last);
+    const outsideAfter = await book(after);
+    const others = await book(middle, "other");
+    // Confirmed, cancelled or moved out of the range: a booking is where its tickets are now.
+    await ok(await octo(`/bookings/${inMiddle}/confirm`, { json: { contact: { emailAddress: "m@example.com" } } }));
+    const cancelled = await book(middle);
+    await ok(await octo(`/bookings/${cancelled}/cancel`, { json: {} }));
+    const movedOut = await book(first);
+    await ok(await octo(`/bookings/${movedOut}`, { method: "PATCH", json: { availabilityId: availabilityId(after, "09:00") } }));
+    // The museum's own sales of those days are no reseller's bookings.
+    expect((await api("/v1.1/tickets", { method: "POST", as: "sales", json: { ticketType: "general", ticketDate: middle, email: "v@example.com" } })).status).toBe(201);
+
+    expect(await listed(`localDateStart=${first}&localDateEnd=${last}`)).toEqual([onFirst, inMiddle, onLast, cancelled]);
+    expect(await listed(`localDateStart=${middle}&localDateEnd=${middle}`)).toEqual([inMiddle, cancelled]);
+    expect(await listed(`localDate=${middle}`)).toEqual([inMiddle, cancelled]);
+    expect(await listed(`localDateStart=${before}&localDateEnd=${before}`)).toEqual([outsideBefore]);
+    expect(await listed(`localDateStart=${after}&localDateEnd=${plusDays(after, 30)}`)).toEqual([outsideAfter, movedOut]);
+    expect(await listed(`localDateStart=${plusDays(after, 1)}&localDateEnd=${plusDays(after, 30)}`)).toEqual([]);
+    expect(await listed(`localDateStart=${before}&localDateEnd=${after}`, "other")).toEqual([others]);
+  });
+
+  it("by the reseller's reference or the supplier's: the reseller's own booking only", async () => {
+    const date = await openDay();
+    const reference = `LIST-${crypto.randomUUID().slice(0, 8)}`;
+    const mine = await ok<Booking>(await reserve(date, "09:00", ["adult"], { resellerReference: reference }));
+    // Another reseller may use the same reference for a booking of its own.
+    const theirs = await ok<Booking>(await reserve(date, "09:00", ["adult"], { resellerReference: reference }, "other"));
+    expect(await listed(`resellerReference=${reference}`)).toEqual([mine.uuid]);
+    expect(await listed(`resellerReference=${reference}`, "other")).toEqual([theirs.uuid]);
+    expect(await listed(`resellerReference=${reference}-2`)).toEqual([]);
+    expect(await listed(`supplierReference=${mine.supplierReference}`)).toEqual([mine.uuid]);
+    expect(await listed(`supplierReference=${mine.supplierReference.toUpperCase()}`)).toEqual([mine.uuid]);
+    expect(await listed(`supplierReference=${theirs.supplierReference}`)).toEqual([]);
+    expect(await listed(`supplierReference=${theirs.supplierReference}`, "other")).toEqual([theirs.uuid]);
+  });
+
+  it("refuses a range that ends before it starts, a malformed date and a query naming nothing, in OCTO's shape", async () => {
+    const date = freshDay();
+    const badRequest = async (query: string) => (await expectOctoError(await octo(`/bookings?${query}`), 400, "BAD_REQUEST")).errorMessage;
+    expect(await badRequest(`localDateStart=${date}&localDateEnd=${plusDays(date, -1)}`)).toMatch(/localDateEnd/);
+    for (const bad of ["2026-13-01", "2026-02-30", "2026-1-05", "tomorrow", ""]) {
+      expect(await badRequest(`localDateStart=${bad}&localDateEnd=${date}`), bad).toMatch(/localDateStart/);
+      expect(await badRequest(`localDateStart=${date}&localDateEnd=${bad}`), bad).toMatch(/localDateEnd/);
+    }
+    expect(await badRequest(`localDate=${date.replaceAll("-", "/")}`)).toMatch(/localDate/);
+    expect(await badRequest(`localDateStart=${date}`)).toMatch(/localDateStart and localDateEnd/);
+    expect(await badRequest(`localDateEnd=${date}`)).toMatch(/localDateStart and localDateEnd/);
+    expect(await badRequest("")).toMatch(/resellerReference/);
+    expect(await badRequest(`resellerReference=${"x".repeat(65)}`)).toMatch(/resellerReference/);
+    await expectOctoError(await octo(`/bookings?localDate=${date}`, { key: null }), 401, "UNAUTHORIZED");
+  });
+});
+
 describe("round trips (the login remembered)", () => {
   it("an availability check, a reservation and a confirmation are one D1 round trip each", async () => {
     const date = await openDay({ entrySlotMinutes: 60, slotCapacity: 10 });

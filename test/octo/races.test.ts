@@ -116,3 +116,90 @@ describe("races through OCTO", () => {
     expect(await taken(date)).toEqual({ taken: 0, available: 1 });
   });
 });
+
+/** The tickets of `orderId` the database still counts (not cancelled or released) and their buyers' e-mails. */
+async function liveTickets(orderId: string): Promise<{ count: number; emails: string[] }> {
+  const { results } = await env.DB.prepare(
+    "SELECT buyer_email FROM tickets WHERE order_id = ?1 AND cancelled_at IS NULL ORDER BY buyer_email",
+  )
+    .bind(orderId)
+    .all<{ buyer_email: string | null }>();
+  return { count: results.length, emails: [...new Set(results.map((r) => r.buyer_email ?? ""))] };
+}
+
+const adults = (n: number) => Array.from({ length: n }, () => ({ unitId: "adult" }));
+
+describe("PATCH races through OCTO", () => {
+  it("two simultaneous changes of a held booking's unit items: one of the two, whole, and the places counted for it", async () => {
+    const date = await openDay({ timeOpen: "09:00", timeClose: "14:00", entrySlotMinutes: 60, slotCapacity: 6 });
+    // Five rounds, one slot each, so that both orders of arrival get their chance.
+    for (const time of ["09:00", "10:00", "11:00", "12:00", "13:00"]) {
+      const held = await ok<Booking>(await reserve(date, time, ["adult", "adult"], { contact: { emailAddress: "held@example.com" } }));
+      const [three, one] = await settled([
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: adults(3) } }),
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: adults(1) } }),
+      ]);
+      // Both fit the slot: each is applied in turn, the later one last.
+      expect([three!.status, one!.status], JSON.stringify([three, one])).toEqual([200, 200]);
+      const after = await ok<Booking>(await octo(`/bookings/${held.uuid}`));
+      expect(after).toMatchObject({ uuid: held.uuid, status: "ON_HOLD", supplierReference: held.supplierReference, utcExpiresAt: held.utcExpiresAt });
+      const units = after.unitItems.length;
+      expect([1, 3]).toContain(units);
+      expect(after.unitItems.every((item) => item.status === "ON_HOLD" && item.unitId === "adult")).toBe(true);
+      // The later answer is the booking as it stands.
+      expect([three!.body, one!.body].map((b) => (b.unitItems as unknown[]).length)).toContain(units);
+      expect(await liveTickets(held.uuid)).toEqual({ count: units, emails: ["held@example.com"] });
+      expect(await taken(date, time)).toEqual({ taken: units, available: 6 - units });
+      expect((await octoVacancies(date)).find((a) => a.id === held.availabilityId)?.vacancies).toBe(6 - units);
+    }
+  });
+
+  it("a change of unit items racing a change of the contact: both applied, never the one undoing the other", async () => {
+    const date = await openDay({ timeOpen: "09:00", timeClose: "14:00", entrySlotMinutes: 60, slotCapacity: 6 });
+    for (const time of ["09:00", "10:00", "11:00", "12:00", "13:00"]) {
+      const held = await ok<Booking>(await reserve(date, time, ["adult", "adult"], { contact: { fullName: "Old Name", emailAddress: "old@example.com" } }));
+      const [units, contact] = await settled([
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: adults(3) } }),
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { contact: { fullName: "New Name", emailAddress: "new@example.com" } } }),
+      ]);
+      expect([units!.status, contact!.status], JSON.stringify([units, contact])).toEqual([200, 200]);
+      const after = await ok<Booking & { contact: { fullName: string | null } }>(await octo(`/bookings/${held.uuid}`));
+      expect(after.unitItems).toHaveLength(3);
+      expect(after.contact).toMatchObject({ fullName: "New Name", emailAddress: "new@example.com" });
+      expect(await liveTickets(held.uuid)).toEqual({ count: 3, emails: ["new@example.com"] });
+      expect(await taken(date, time)).toEqual({ taken: 3, available: 3 });
+    }
+  });
+
+  it("a change adding units racing /v1.1 purchases of the last places: never more than the capacity, each all or nothing", { timeout: 60_000 }, async () => {
+    const date = await openDay({ capacity: 4 });
+    for (let round = 0; round < 3; round++) {
+      // A fresh day of four places each round: a booking of one, then it asks for three while three purchases want one each.
+      const day = round === 0 ? date : await openDay({ capacity: 4 });
+      const held = await ok<Booking>(await reserve(day, "09:00", ["adult"], { contact: { emailAddress: "held@example.com" } }));
+      const [change, ...purchases] = await settled([
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: adults(3) } }),
+        ...Array.from({ length: 3 }, () => buy({ ticketType: "general", ticketDate: day, email: "v@example.com" })),
+      ]);
+      const bought = purchases.filter((p) => p.status === 201).length;
+      for (const p of purchases.filter((p) => p.status !== 201)) expect([p.status, p.body.type]).toEqual([409, "/problems/sold-out"]);
+      const after = await ok<Booking>(await octo(`/bookings/${held.uuid}`));
+      expect(after.status).toBe("ON_HOLD");
+      if (change!.status === 200) {
+        expect(after.unitItems).toHaveLength(3);
+        expect(bought).toBeLessThanOrEqual(1);
+      } else {
+        // Refused: the booking kept its one unit, and the purchases took places the change wanted.
+        expect([change!.status, change!.body.error]).toEqual([400, "UNPROCESSABLE_ENTITY"]);
+        expect(after.unitItems).toHaveLength(1);
+        expect(bought).toBeGreaterThanOrEqual(2);
+      }
+      const holding = after.unitItems.length;
+      expect(await liveTickets(held.uuid)).toEqual({ count: holding, emails: ["held@example.com"] });
+      expect(holding + bought).toBeLessThanOrEqual(4);
+      expect(await taken(day)).toEqual({ taken: holding + bought, available: 4 - holding - bought });
+      const [availability] = await octoVacancies(day);
+      expect(availability!.vacancies).toBe(4 - holding - bought);
+    }
+  });
+});

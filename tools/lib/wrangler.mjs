@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { UsageError } from "./cli.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const WRANGLER_CONFIG = join(ROOT, "wrangler.toml");
@@ -64,9 +65,11 @@ export function runWrangler(args, { capture = false, cwd = ROOT } = {}) {
 /**
  * The D1 a script works on: local (default; `persistTo` for a state directory
  * of its own) or `remote`, with an optional wrangler environment (`env`).
- * Returns wrangler arguments and a human-readable label.
+ * Returns wrangler arguments and a human-readable label; a state directory
+ * for the remote D1 is a usage error.
  */
 export function d1Target({ remote = false, env, persistTo } = {}) {
+  if (remote && persistTo) throw new UsageError("--persist-to is for the local D1 only");
   const args = [remote ? "--remote" : "--local"];
   if (env) args.push("--env", env);
   if (persistTo) args.push("--persist-to", persistTo);

@@ -66,6 +66,22 @@ export function setOrderBuyerContact(db: Db, orderId: string, seller: string, co
   );
 }
 
+/**
+ * Gives the tickets of the order `orderId` the buyer's contact that the
+ * tickets of the order `from` carry when the statement runs: a held order's
+ * new lines keep its buyer's, its former lines having been set aside on
+ * `from` earlier in the batch (a change of contact made meanwhile included).
+ */
+export function copyOrderBuyerContact(db: Db, from: string, orderId: string): Step<void> {
+  return step(
+    db,
+    sql`UPDATE tickets SET buyer_email = (SELECT max(buyer_email) FROM tickets WHERE order_id = ${from}),
+                           buyer_phone = (SELECT max(buyer_phone) FROM tickets WHERE order_id = ${from})
+         WHERE order_id = ${orderId}`,
+    read.nothing,
+  );
+}
+
 /** Moves the tickets of the order `from` to the order `to` (their lines kept) while `allowed` (an SQL condition) holds. */
 export function moveOrderTickets(db: Db, from: string, to: string, allowed: Sql): Step<void> {
   return step(db, sql`UPDATE tickets SET order_id = ${to} WHERE order_id = ${from} AND ${allowed}`, read.nothing);
