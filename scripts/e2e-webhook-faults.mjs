@@ -31,6 +31,7 @@
 // Everything started here is stopped, whatever happens.
 import { randomUUID } from "node:crypto";
 import { createServer, request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { stripVTControlCharacters } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { exitOnHelp, log, logProgress } from "../tools/lib/cli.mjs";
@@ -162,13 +163,31 @@ function readWranglerOutput(text) {
   return { hostOfReference, internalErrors, otherErrors, givenUp, restarted: /Reloading local server/.test(text) };
 }
 
+/**
+ * A loopback port that refuses connections for the whole check: a privileged
+ * one, which nothing started here (wrangler dev, workerd, the receivers) can
+ * take, as it could a free port of the ephemeral range picked beforehand.
+ */
+async function refusingPort(port = 1) {
+  const refused = await new Promise((done) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      done(false);
+    });
+    socket.once("error", (error) => done(error.code === "ECONNREFUSED"));
+  });
+  expect(refused, `127.0.0.1:${port} must refuse connections (something listens on it)`);
+  return port;
+}
+
 const devVars = ensureDevVars();
 expect(devVars.WEBHOOK_ALLOW_LOOPBACK === "true", ".dev.vars must set WEBHOOK_ALLOW_LOOPBACK=true (as .dev.vars.example does)");
 const ADMIN = "e2e-admin";
 const KIOSK = "e2e-faults-kiosk";
 const healthy = await startWebhookReceiver();
 const hanging = await hangingServer();
-const refusedPort = await freePort();
+const refusedPort = await refusingPort();
 let wranglerOutput = "";
 
 /** The calls of the check, as the admin and as a kiosk, and the requests wrangler dev's proxy lost. */
