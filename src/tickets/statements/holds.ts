@@ -24,7 +24,8 @@ export function orderHoldEnd(orderId: string): Sql {
 /** A ticket of an order as read with its order's hold (`orderHold`, the same for all of its tickets). */
 export type OrderTicketRow = TicketRow & { order_hold_end: string | null; order_hold_live: number };
 
-const BY_ORDER = sql`OVER (PARTITION BY t.order_id)`;
+/** A window of the tickets `t` of one order. */
+export const BY_ORDER = sql`OVER (PARTITION BY t.order_id)`;
 /** The columns of an `OrderTicketRow`, of tickets `t` (its order's hold over a window of the order's tickets). */
 export const ORDER_TICKET_ROW = sql`${TICKET_ROW}, ${orderHold.end(raw("t"), BY_ORDER)} AS order_hold_end, ${orderHold.live(raw("t"), BY_ORDER)} AS order_hold_live`;
 

@@ -7,7 +7,7 @@ import { type Db, read, type Step, step } from "../../platform/batch";
 import type { IsoDate } from "../../platform/dates";
 import { SQL_NOW } from "../../platform/sql";
 import type { CancelSource } from "../schemas";
-import { ORDER_TICKET_ROW, type OrderTicketRow } from "./holds";
+import { BY_ORDER, ORDER_TICKET_ROW, type OrderTicketRow } from "./holds";
 import { soldBy, type TicketColumns } from "./rows";
 
 /** The ids of the orders with a ticket dated in [from, to] (an SQL query: a read of tickets_by_date). */
@@ -39,13 +39,12 @@ export type OrderTicketRecordRow = OrderTicketRow & {
  */
 export function selectOrderTicketRecords(db: Db, orderIds: string | Sql, seller: string | null, which: (ticket: TicketColumns) => Sql): Step<OrderTicketRecordRow[]> {
   const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
-  const byOrder = sql`OVER (PARTITION BY t.order_id)`;
   const slotEnd = sql`CASE WHEN entry_time IS NULL THEN NULL ELSE ${slotEndOf(raw("plan"), raw("entry_time"))} END`;
   return step(
     db,
     sql`SELECT *, ${slotEnd} AS slot_end
           FROM (SELECT ${ORDER_TICKET_ROW},
-                       max(t.buyer_email) ${byOrder} AS order_buyer_email, max(t.buyer_phone) ${byOrder} AS order_buyer_phone,
+                       max(t.buyer_email) ${BY_ORDER} AS order_buyer_email, max(t.buyer_phone) ${BY_ORDER} AS order_buyer_phone,
                        ${dayPlanOn(raw("t.ticket_date"))} AS plan, CASE WHEN ${which(columns)} THEN 1 ELSE 0 END AS matches, t.order_line
                   FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})
           ORDER BY order_id, order_line`,
@@ -75,8 +74,7 @@ export function setOrderBuyerContact(db: Db, orderId: string, seller: string, co
 export function copyOrderBuyerContact(db: Db, from: string, orderId: string): Step<void> {
   return step(
     db,
-    sql`UPDATE tickets SET buyer_email = (SELECT max(buyer_email) FROM tickets WHERE order_id = ${from}),
-                           buyer_phone = (SELECT max(buyer_phone) FROM tickets WHERE order_id = ${from})
+    sql`UPDATE tickets SET (buyer_email, buyer_phone) = (SELECT max(buyer_email), max(buyer_phone) FROM tickets WHERE order_id = ${from})
          WHERE order_id = ${orderId}`,
     read.nothing,
   );
