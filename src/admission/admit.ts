@@ -75,15 +75,15 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
   const moment = scanMomentAt(context.now, context.timeZone, context.earlyMinutes);
   const legacyCode = sql`${scanned.legacy ? 1 : 0}`;
   const batch = new Batch(db);
-  batch.add(
+  batch.addAll(
     insertAdmission(
       db,
       { admissionId, ticketId, gate: context.gate, admittedAt: moment.at },
       sql`${admissionJudgement(sql`${ticketId}`, boundMoment(moment), legacyCode)} = 'admittable'`,
       claim ? claimHeld(claim) : sql`1`,
     ),
+    markAdmittedBy(db, admissionsAmong(sql`${admissionId}`)),
   );
-  batch.add(markAdmittedBy(db, admissionsAmong(sql`${admissionId}`)));
   const held =
     claim &&
     addKeyCompletion(batch, claim, {
@@ -91,9 +91,11 @@ async function admitOnce(db: Db, code: string, context: AdmissionContext, claim:
       body: JSON.stringify({ admissionId }),
       written: admissionMade(admissionId),
     });
-  const ticket = batch.add(selectTicket(db, ticketId, null));
-  const admission = batch.add(selectAdmissionOf(db, ticketId));
-  const judged = batch.add(selectAdmissionJudgement(db, ticketId, boundMoment(moment), legacyCode));
+  const [ticket, admission, judged] = batch.addAll(
+    selectTicket(db, ticketId, null),
+    selectAdmissionOf(db, ticketId),
+    selectAdmissionJudgement(db, ticketId, boundMoment(moment), legacyCode),
+  );
   await batch.run();
   const row = ticket.value;
   // A genuine code for a ticket this database does not hold (it was signed

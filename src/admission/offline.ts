@@ -114,9 +114,11 @@ export async function judgeUpload(db: Db, upload: OfflineUpload, context: GateCo
     });
     return errors.length > 0 ? scanIdsReused(errors) : null;
   });
-  batch.add(insertOfflineScans(db, context.gate, scans, judgement, ticketDateOf));
-  batch.add(insertOfflineAdmissions(db, context.gate, scans));
-  batch.add(markAdmittedBy(db, admissionsOfUpload(scans)));
+  batch.addAll(
+    insertOfflineScans(db, context.gate, scans, judgement, ticketDateOf),
+    insertOfflineAdmissions(db, context.gate, scans),
+    markAdmittedBy(db, admissionsOfUpload(scans)),
+  );
   const recorded = batch.add(selectOfflineScans(db, context.gate, scanIds));
   await batch.run();
 

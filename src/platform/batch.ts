@@ -16,6 +16,9 @@ export type Step<T> = {
 /** A step's result, once its batch has run. */
 export type Handle<T> = { readonly value: T };
 
+/** What a step reads from its result. */
+type StepValue<S> = S extends Step<infer T> ? T : never;
+
 /**
  * Prepares an `sql` template (sql-template-tag: `?` placeholders, values bound in order).
  * @public (used by the tools, which bundle this file)
@@ -98,6 +101,11 @@ export class Batch {
         return batch.values[index] as T;
       },
     };
+  }
+
+  /** Adds several steps in a row, as `add` does each; their handles come back in the same order. */
+  addAll<const S extends readonly Step<unknown>[]>(...steps: S): { [K in keyof S]: Handle<StepValue<S[K]>> } {
+    return steps.map((step) => this.add(step)) as { [K in keyof S]: Handle<StepValue<S[K]>> };
   }
 
   /**

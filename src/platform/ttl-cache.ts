@@ -3,7 +3,7 @@ export type TtlCacheOptions = {
   maxEntries: number;
   /** How long an entry lives after it was stored (never extended by reads). */
   ttlMs: number;
-  /** The clock, in milliseconds; `Date.now` by default. */
+  /** The clock, in milliseconds; `Date.now()` as it is at each call by default (a test's fake clock included). */
   now?: () => number;
 };
 
@@ -21,7 +21,7 @@ export class TtlCache<V> {
   constructor(options: TtlCacheOptions) {
     this.#maxEntries = options.maxEntries;
     this.#ttlMs = options.ttlMs;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   get size(): number {

@@ -82,8 +82,7 @@ export function addOrderWrite(
   const aside = linesSetAside(orderId, asideId);
   batch.add(insertLinesAside(db, orderId, asideId, soldBy, order.relining.whileLive));
   batch.guard(sql`NOT ${aside}`, async () => new OrderNotHeld(orderId));
-  batch.add(moveOrderTickets(db, orderId, asideId, aside));
-  batch.add(releaseHeldTickets(db, asideId, aside));
+  batch.addAll(moveOrderTickets(db, orderId, asideId, aside), releaseHeldTickets(db, asideId, aside));
   if (order.held) batch.add(updateOrderDetails(db, orderId, soldBy, details, aside));
   else batch.add(settleHeldOrder(db, orderId, "confirmed", aside, details));
   const limit = orderHoldLimit(orderId, HOLD_LIMIT_MINUTES);

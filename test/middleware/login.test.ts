@@ -3,9 +3,10 @@
 // verified logins, per client and per credential, and what a failed login
 // does to it.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AccountRole } from "../../src/accounts/schemas";
 import { sha256Hex } from "../../src/platform/crypto";
+import { useClock } from "../support/clock";
 import { api, basic, insertAccount, testClientIp } from "../support/helpers";
 import { roundTripsOf } from "../support/round-trips";
 
@@ -99,6 +100,19 @@ describe.each(DOORS)("$name: the login memory", (door) => {
     // Remembered for up to a minute (SECURITY.md): the trade-off of the memory.
     expect(await send(client, credential.authorization)).toBe(200);
     expect(await send(client, door.wrong)).toBe(401);
+    expect(await send(client, credential.authorization)).toBe(401);
+  });
+
+  it("a login is remembered for a minute from when it was verified, not longer", async () => {
+    const credential = await door.issue("sales");
+    const client = testClientIp();
+    const verifiedAt = Date.now();
+    useClock(new Date(verifiedAt).toISOString());
+    expect(await send(client, credential.authorization)).toBe(200);
+    await credential.revoke();
+    vi.setSystemTime(verifiedAt + 59_000);
+    expect(await send(client, credential.authorization)).toBe(200);
+    vi.setSystemTime(verifiedAt + 60_000);
     expect(await send(client, credential.authorization)).toBe(401);
   });
 });

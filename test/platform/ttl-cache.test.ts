@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TtlCache } from "../../src/platform/ttl-cache";
 
 function cacheAt(start: number, options: { maxEntries?: number; ttlMs?: number } = {}) {
@@ -57,9 +57,18 @@ describe("TtlCache", () => {
     expect(cache.size).toBe(0);
   });
 
-  it("uses Date.now when no clock is given", () => {
+  it("reads Date.now() at each call when no clock is given, so a clock faked after it was made applies", () => {
     const cache = new TtlCache<number>({ maxEntries: 1, ttlMs: 60_000 });
-    cache.set("k", 1);
-    expect(cache.get("k")).toBe(1);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.UTC(2026, 0, 1));
+      cache.set("k", 1);
+      vi.setSystemTime(Date.UTC(2026, 0, 1) + 59_999);
+      expect(cache.get("k")).toBe(1);
+      vi.setSystemTime(Date.UTC(2026, 0, 1) + 60_000);
+      expect(cache.get("k")).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -13,8 +13,8 @@
 //   blocks): package.json's;
 // - a code name (a code span in camelCase, PascalCase of two words or more,
 //   UPPER_SNAKE, or called as `name()`): defined or used by name in the code
-//   (a declaration, an import, a property key, a type, a string of just the
-//   name, a binding or environment variable read); a name of the served
+//   (a declaration, a class's method, an import, a property key, a type, a
+//   string of just the name, a binding or environment variable read); a name of the served
 //   OpenAPI document (its fields, parameters, operations, schemas: the
 //   committed snapshot clients/typescript/openapi.json, which test/clients
 //   holds equal to what the Worker serves) is the API's and passes; what is
@@ -94,6 +94,7 @@ for (const text of CODE) {
     /["'`]([A-Za-z_$][\w$]*)["'`]/g,
     /\b(?:env|process\.env)\.([A-Z][A-Z0-9_]*)\b/g,
     /(?:[:<|]|\bextends|\bnew)\s*([A-Z][\w$]*)\b/g,
+    /^\s*(?:(?:async|static|private|protected|public|get|set)\s+)*([A-Za-z_$][\w$]*)(?:<.*>)?\((?:[^;]*\{)?$/gm,
   ];
   for (const pattern of patterns) for (const m of text.matchAll(pattern)) IN_CODE.add(m[1]);
   for (const m of text.matchAll(/\b(?:import|export)\s+(?:type\s+)?\{([^}]*)\}/g)) {

@@ -31,6 +31,15 @@ export type OrderTicketRecordRow = OrderTicketRow & {
 };
 
 /**
+ * The buyer's contact an order's tickets `t` carry (SQL aggregates, of a
+ * query or of the window `over`): the one its tickets share, or null.
+ */
+const orderBuyerContact = (t: Sql, over: Sql = sql``) => ({
+  email: sql`max(${t}.buyer_email) ${over}`,
+  phone: sql`max(${t}.buyer_phone) ${over}`,
+});
+
+/**
  * The tickets of the orders `orderIds` (an id, or an SQL query of ids), sold
  * by `seller` (null: by anyone), each order's in the order of its lines, as
  * `OrderTicketRecordRow`s, `which` an SQL condition on a ticket's columns.
@@ -40,11 +49,11 @@ export type OrderTicketRecordRow = OrderTicketRow & {
 export function selectOrderTicketRecords(db: Db, orderIds: string | Sql, seller: string | null, which: (ticket: TicketColumns) => Sql): Step<OrderTicketRecordRow[]> {
   const columns = { ticketType: raw("t.ticket_type"), ticketDate: raw("t.ticket_date"), entryTime: raw("t.entry_time") };
   const slotEnd = sql`CASE WHEN entry_time IS NULL THEN NULL ELSE ${slotEndOf(raw("plan"), raw("entry_time"))} END`;
+  const buyer = orderBuyerContact(raw("t"), BY_ORDER);
   return step(
     db,
     sql`SELECT *, ${slotEnd} AS slot_end
-          FROM (SELECT ${ORDER_TICKET_ROW},
-                       max(t.buyer_email) ${BY_ORDER} AS order_buyer_email, max(t.buyer_phone) ${BY_ORDER} AS order_buyer_phone,
+          FROM (SELECT ${ORDER_TICKET_ROW}, ${buyer.email} AS order_buyer_email, ${buyer.phone} AS order_buyer_phone,
                        ${dayPlanOn(raw("t.ticket_date"))} AS plan, CASE WHEN ${which(columns)} THEN 1 ELSE 0 END AS matches, t.order_line
                   FROM tickets t WHERE t.order_id IN (${orderIds}) AND ${soldBy(seller)})
           ORDER BY order_id, order_line`,
@@ -72,9 +81,10 @@ export function setOrderBuyerContact(db: Db, orderId: string, seller: string, co
  * `from` earlier in the batch (a change of contact made meanwhile included).
  */
 export function copyOrderBuyerContact(db: Db, from: string, orderId: string): Step<void> {
+  const buyer = orderBuyerContact(raw("tickets"));
   return step(
     db,
-    sql`UPDATE tickets SET (buyer_email, buyer_phone) = (SELECT max(buyer_email), max(buyer_phone) FROM tickets WHERE order_id = ${from})
+    sql`UPDATE tickets SET (buyer_email, buyer_phone) = (SELECT ${buyer.email}, ${buyer.phone} FROM tickets WHERE order_id = ${from})
          WHERE order_id = ${orderId}`,
     read.nothing,
   );
