@@ -12,7 +12,7 @@ import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { Batch, Db } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { confirmHeldOrder, extendHeldOrder } from "../sales/holds";
-import { addOrderRecordReads, changeOrderDetails, type OrderRecord, orderRecords } from "../sales/orders";
+import { addOrderRecordReads, changeOrderDetails, isHeldOrderLackingEmail, type OrderRecord, orderRecords } from "../sales/orders";
 import { OrderIdTaken, OrderNotHeld } from "../sales/order-write";
 import { type SaleContext, type SaleRequest, sell } from "../sales/sell";
 import { MAX_HOLD_MINUTES } from "../sales/schemas";
@@ -210,37 +210,32 @@ export async function confirm(context: OctoContext, uuid: string, body: BookingC
   const orderId = orderIdOf(uuid);
   const { email, phone, buyer } = contactParts(body.contact);
   const details = { reference: body.resellerReference, buyer };
-  if (body.unitItems) {
-    const current = await bookingNamed(context, orderId);
-    const unitIds = body.unitItems.map((item) => item.unitId);
-    if (current.status === "ON_HOLD" && unitIds.join() !== current.unitItems.map((item) => item.unitId).join()) {
-      const selection = { productId: current.productId, optionId: current.optionId, availabilityId: current.availabilityId ?? "", unitIds };
-      const lines = linesOf(selection, context.timeZone);
-      const buyerEmail = email ?? current.contact.emailAddress ?? undefined;
-      if (buyerEmail === undefined) throw new OctoError("BAD_REQUEST", "contact.emailAddress: Required: this booking has no buyer's e-mail yet.");
-      return sellBooking(context, orderId, selection, {
-        lines,
-        email: buyerEmail,
-        phone: email ? phone : (phone ?? current.contact.phoneNumber ?? undefined),
-        ...details,
-        orderId,
-        relining: { whileLive: false },
-        addressing: "tickets",
-        body,
-      });
+  try {
+    if (body.unitItems) {
+      const current = await bookingNamed(context, orderId);
+      const unitIds = body.unitItems.map((item) => item.unitId);
+      if (current.status === "ON_HOLD" && unitIds.join() !== current.unitItems.map((item) => item.unitId).join()) {
+        const selection = { productId: current.productId, optionId: current.optionId, availabilityId: current.availabilityId ?? "", unitIds };
+        // Without an e-mail, the new lines keep the buyer's contact as the sale's batch finds it.
+        return await sellBooking(context, orderId, selection, {
+          lines: linesOf(selection, context.timeZone),
+          email,
+          phone: email ? phone : undefined,
+          ...details,
+          orderId,
+          relining: { whileLive: false },
+          addressing: "tickets",
+          body,
+        });
+      }
     }
-  }
-  const answer = recordReader(context, orderId);
-  await rephrased(
-    () => confirmHeldOrder(context.db, orderId, { email, phone }, { ...holdContextOf(context), details, also: answer.also }),
-    uuid,
-  ).catch((error: unknown) => {
-    if (error instanceof ProblemError && error.problem.type === PROBLEM_TYPES.validation) {
-      throw new OctoError("BAD_REQUEST", "contact.emailAddress: Required: this booking has no buyer's e-mail yet.");
-    }
+    const answer = recordReader(context, orderId);
+    await rephrased(() => confirmHeldOrder(context.db, orderId, { email, phone }, { ...holdContextOf(context), details, also: answer.also }), uuid);
+    return await answer.booking();
+  } catch (error) {
+    if (isHeldOrderLackingEmail(error)) throw new OctoError("BAD_REQUEST", "contact.emailAddress: Required: this booking has no buyer's e-mail yet.");
     throw error;
-  });
-  return answer.booking();
+  }
 }
 
 /**

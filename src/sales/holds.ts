@@ -17,7 +17,7 @@ import { alignOrderHold, anyOrderTicketFails, confirmHeldTickets, extendOrderHol
 import { linesAhead, orderLines, ticketLineColumns } from "../tickets/statements/lines";
 import type { TicketRow } from "../tickets/statements/rows";
 import { salesEndInstant, ticketSellable } from "./conditions";
-import { addOrderReads, duplicateReference, heldOrderBefore, orderStatusOf } from "./orders";
+import { addOrderReads, duplicateReference, heldOrderBefore, heldOrderLacksEmail, orderStatusOf } from "./orders";
 import { explainRefusal, requestRefusal } from "./refusal";
 import { HOLD_LIMIT_MINUTES, type OrderConfirmation, type OrderStatus } from "./schemas";
 import { holdEndOf } from "./sell";
@@ -140,7 +140,7 @@ async function confirmOnce(
     return state === "expired" ? { ...answer, lateConfirmation: true } : answer;
   }
   if (contact.email === undefined && before.value.lacksEmail) {
-    throw validationProblem([{ path: "email", message: "Required: this held order has no buyer's e-mail yet." }]);
+    throw heldOrderLacksEmail();
   }
   // Nothing was written: its tickets read after are as they were.
   throw await lateConfirmationRefused(db, orderId, ticketsAfter.value, context.museumNow);

@@ -4,7 +4,7 @@
 // sale's own batch so that they give their places back before the new lines
 // take theirs (the order keeps its id, code and reference).
 import sql, { type Sql } from "sql-template-tag";
-import type { Batch, Handle } from "../platform/batch";
+import { type Batch, type Handle, runStep } from "../platform/batch";
 import { orderHoldEnd } from "../tickets/statements/holds";
 import { moveOrderTickets, releaseHeldTickets } from "../tickets/statements/orders";
 import { HOLD_LIMIT_MINUTES } from "./schemas";
@@ -15,6 +15,7 @@ import {
   linesSetAside,
   orderHoldLimit,
   type OrderRow,
+  selectRelinable,
   settleHeldOrder,
   updateOrderDetails,
 } from "./statements";
@@ -78,10 +79,12 @@ export function addOrderWrite(
     const written = batch.add(insertOrder(db, { orderId, soldBy, held: order.held, confirmationCode: order.confirmationCode!, ...details }, guard));
     return { written };
   }
+  const { whileLive } = order.relining;
   const asideId = crypto.randomUUID();
   const aside = linesSetAside(orderId, asideId);
-  batch.add(insertLinesAside(db, orderId, asideId, soldBy, order.relining.whileLive));
-  batch.guard(sql`NOT ${aside}`, async () => new OrderNotHeld(orderId));
+  batch.add(insertLinesAside(db, orderId, asideId, soldBy, whileLive));
+  // Another guard of the sale may be the one violated: the order is named not held only when it still is not.
+  batch.guard(sql`NOT ${aside}`, async () => ((await runStep(selectRelinable(db, orderId, soldBy, whileLive))) ? null : new OrderNotHeld(orderId)));
   batch.addAll(moveOrderTickets(db, orderId, asideId, aside), releaseHeldTickets(db, asideId, aside));
   if (order.held) batch.add(updateOrderDetails(db, orderId, soldBy, details, aside));
   else batch.add(settleHeldOrder(db, orderId, "confirmed", aside, details));

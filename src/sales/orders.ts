@@ -8,6 +8,7 @@ import { sellerScope } from "../tickets/access";
 import { type OrderTicketRow, selectOrderTickets } from "../tickets/statements/holds";
 import { type OrderTicketRecordRow, selectOrderTicketRecords, setOrderBuyerContact } from "../tickets/statements/orders";
 import { ticketStatusOf } from "../tickets/status";
+import { validationProblem } from "../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { stillOnSale } from "./conditions";
 import type { OrderStatus } from "./schemas";
@@ -25,6 +26,18 @@ import {
   selectOrdersByReference,
   updateOrderDetails,
 } from "./statements";
+
+const LACKS_EMAIL = { path: "email", message: "Required: this held order has no buyer's e-mail yet." };
+
+/** The 400 of a held order sold without the buyer's e-mail when none of its tickets has one yet. */
+export function heldOrderLacksEmail(): ProblemError {
+  return validationProblem([LACKS_EMAIL]);
+}
+
+/** True for `heldOrderLacksEmail`'s problem. */
+export function isHeldOrderLackingEmail(error: unknown): boolean {
+  return error instanceof ProblemError && error.problem.type === PROBLEM_TYPES.validation && error.problem.errors?.some((e) => e.path === LACKS_EMAIL.path) === true;
+}
 
 export function orderNotFound(orderId: string): ProblemError {
   return new ProblemError(404, { detail: `No order with id ${orderId}.` });

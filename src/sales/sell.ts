@@ -7,16 +7,16 @@ import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/k
 import { claimHeld, type IdempotencyClaimHeld, selectClaimHeld } from "../idempotency/statements";
 import { ProblemError } from "../http/problem";
 import { validationProblem } from "../http/errors";
-import { Batch, type Db, GuardRaced } from "../platform/batch";
+import { Batch, type Db, GuardRaced, runStep } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
 import { sqlNowShiftedSeconds } from "../platform/sql";
 import { isDuplicateReference, isOrderCodeClash, isOrderIdTaken, type OrderRow } from "./statements";
-import { duplicateReference } from "./orders";
+import { duplicateReference, heldOrderLacksEmail } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import { alignOrderHold, orderHoldEnd } from "../tickets/statements/holds";
+import { alignOrderHold, orderHoldEnd, orderLacksEmail, selectOrderLacksEmail } from "../tickets/statements/holds";
 import { requestLineColumns, requestLines } from "../tickets/statements/lines";
-import { copyOrderBuyerContact } from "../tickets/statements/orders";
+import { buyerContactOf } from "../tickets/statements/orders";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
 import { checkLine, linePrice, readEventsForSale } from "./checks";
 import { allOf, conditionsOf, entryTimeOfLine, lineSalesEndInstant, NONE_AHEAD } from "./conditions";
@@ -32,7 +32,11 @@ const WRITE_ATTEMPTS = 2;
 /** What is sold: the lines, the buyer's contact, and whether they make an order (`POST /orders`) or a single ticket. */
 export type SaleRequest = OrderOfSale & {
   lines: readonly TicketLine[];
-  /** The buyer's e-mail: required unless the sale is held (its confirmation brings it then). */
+  /**
+   * The buyer's e-mail: required unless the sale is held (its confirmation
+   * brings it then) or changes a held order's lines (none: the new lines keep
+   * the buyer's e-mail and phone, a sale at once only when there is an e-mail).
+   */
   email: string | undefined;
   phone?: string;
   /** Steps of the caller (reads for its answer) run in the sale's batch after its writes; called again for a retried batch. */
@@ -147,6 +151,12 @@ async function writeSale<Answer>(
   const { written: order, holdLatest, formerLines } = sale.orderId
     ? addOrderWrite(batch, { ...request, orderId: sale.orderId, confirmationCode: sale.confirmationCode, soldBy: context.soldBy, held: held !== null }, claimGuard)
     : { written: null, holdLatest: undefined, formerLines: undefined };
+  // New lines without a contact of their own keep the buyer's as the batch finds it, not as read before it.
+  const keepsContact = formerLines !== undefined && request.email === undefined;
+  const contact = keepsContact ? buyerContactOf(formerLines) : { email: request.email, phone: request.phone };
+  if (keepsContact && !held) {
+    batch.guard(orderLacksEmail(formerLines), async () => ((await runStep(selectOrderLacksEmail(db, sale.orderId!))) ? heldOrderLacksEmail() : null));
+  }
   const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {
     const line = lines[i]!;
@@ -157,8 +167,7 @@ async function writeSale<Answer>(
         db,
         {
           ...line,
-          email: request.email,
-          phone: request.phone,
+          ...contact,
           ticketId: ticket.ticketId,
           confirmationCode: ticket.confirmationCode,
           price: linePrice(lines[i]!),
@@ -171,8 +180,6 @@ async function writeSale<Answer>(
       ),
     );
   });
-  // New lines without a contact of their own keep the buyer's as the batch finds it, not as read before it.
-  if (formerLines !== undefined && request.email === undefined) batch.add(copyOrderBuyerContact(db, formerLines, sale.orderId!));
   // One end for the order: the first of its lines to stop being sold (one line's is its own).
   const aligned = held && lines.length > 1 ? batch.add(alignOrderHold(db, held.orderId)) : null;
   const ticketIds = sale.tickets.map((ticket) => ticket.ticketId);

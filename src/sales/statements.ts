@@ -99,6 +99,11 @@ export function isOrderCodeClash(error: unknown): boolean {
   return error instanceof Error && error.message.includes("orders.confirmation_code");
 }
 
+/** The order's row (`orders`) of a held order `orderId` of `seller` whose lines may change now (`whileLive`: only while its hold is live). */
+function relinable(orderId: string, seller: string, whileLive: boolean): Sql {
+  return sql`order_id = ${orderId} AND sold_by = ${seller} AND status = 'held' AND (${whileLive ? 0 : 1} OR ${orderHoldLive(orderId)})`;
+}
+
 /**
  * Writes the released order `asideId` that will record the former lines of
  * the held order `orderId` of `seller` (`whileLive`: only while its hold is
@@ -110,10 +115,15 @@ export function insertLinesAside(db: Db, orderId: string, asideId: string, selle
   return step(
     db,
     sql`INSERT INTO orders (order_id, sold_by, status, former_lines_of, updated_at)
-        SELECT ${asideId}, sold_by, 'released', order_id, ${SQL_NOW} FROM orders
-         WHERE order_id = ${orderId} AND sold_by = ${seller} AND status = 'held'
-           AND (${whileLive ? 0 : 1} OR ${orderHoldLive(orderId)})`,
+        SELECT ${asideId}, sold_by, 'released', order_id, ${SQL_NOW} FROM orders WHERE ${relinable(orderId, seller, whileLive)}`,
     (result) => read.changes(result) > 0,
+  );
+}
+
+/** Whether `insertLinesAside` would set the order's lines aside now. */
+export function selectRelinable(db: Db, orderId: string, seller: string, whileLive: boolean): Step<boolean> {
+  return step(db, sql`SELECT EXISTS (SELECT 1 FROM orders WHERE ${relinable(orderId, seller, whileLive)}) AS relinable`, (result) =>
+    Boolean(read.first<{ relinable: number }>()(result)?.relinable),
   );
 }
 

@@ -175,9 +175,35 @@ describe("a booking", () => {
     expect(moved.unitItems).toHaveLength(3);
     const slots = (await generalTaken(date)).entrySlots!;
     expect(slots.filter((s) => s.taken > 0).map((s) => [s.entryTime, s.taken])).toEqual([["10:00", 3]]);
-    // Four do not fit a slot of three: refused, the hold unchanged.
-    await expectOctoError(await octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: Array.from({ length: 4 }, () => ({ unitId: "adult" })) } }), 400, "UNPROCESSABLE_ENTITY");
-    expect((await ok<Booking>(await octo(`/bookings/${held.uuid}`))).unitItems).toHaveLength(3);
+    // Four do not fit a slot of three: refused as the sale refuses them (not as a booking off hold), the hold unchanged.
+    const four = Array.from({ length: 4 }, () => ({ unitId: "adult" }));
+    for (const change of [
+      octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { unitItems: four } }),
+      octo(`/bookings/${held.uuid}/confirm`, { json: { unitItems: four, contact: { emailAddress: "ada@example.com" } } }),
+    ]) {
+      const refused = await expectOctoError(await change, 400, "UNPROCESSABLE_ENTITY");
+      expect(refused.errorMessage).toBe("Line 0: No places are left for this purchase; nothing was sold.");
+      expect(await ok<Booking>(await octo(`/bookings/${held.uuid}`))).toMatchObject({ status: "ON_HOLD", unitItems: moved.unitItems });
+    }
+  });
+
+  it("confirmed with other unit items and no e-mail keeps the buyer's contact; without one on record, 400 and still on hold", async () => {
+    const date = await openDay({ entrySlotMinutes: 60, slotCapacity: 10 });
+    const contact = { emailAddress: "kept@example.com", phoneNumber: "+1 555 0100" };
+    const withContact = await ok<Booking>(await reserve(date, "14:00", ["adult"], { contact }));
+    const confirmed = await ok<Booking>(await octo(`/bookings/${withContact.uuid}/confirm`, { json: { unitItems: [{ unitId: "adult" }, { unitId: "adult" }], contact: { fullName: "Ada Lovelace" } } }));
+    expect(confirmed).toMatchObject({ status: "CONFIRMED", contact: { ...contact, fullName: "Ada Lovelace" } });
+    expect(confirmed.unitItems.map((item) => [item.unitId, item.status])).toEqual([["adult", "CONFIRMED"], ["adult", "CONFIRMED"]]);
+    const { results: sold } = await env.DB.prepare("SELECT DISTINCT buyer_email, buyer_phone FROM tickets WHERE order_id = ?1 AND cancelled_at IS NULL")
+      .bind(withContact.uuid)
+      .all();
+    expect(sold).toEqual([{ buyer_email: contact.emailAddress, buyer_phone: contact.phoneNumber }]);
+
+    const without = await ok<Booking>(await reserve(date, "15:00", ["adult"]));
+    const refused = await expectOctoError(await octo(`/bookings/${without.uuid}/confirm`, { json: { unitItems: [{ unitId: "adult" }, { unitId: "adult" }], contact: { fullName: "No Mail" } } }), 400, "BAD_REQUEST");
+    expect(refused.errorMessage).toBe("contact.emailAddress: Required: this booking has no buyer's e-mail yet.");
+    expect(await ok<Booking>(await octo(`/bookings/${without.uuid}`))).toMatchObject({ status: "ON_HOLD", unitItems: without.unitItems });
+    expect((await generalTaken(date)).entrySlots!.filter((s) => s.taken > 0).map((s) => [s.entryTime, s.taken])).toEqual([["14:00", 2], ["15:00", 1]]);
   });
 
   it("is cancelled with the box office's rules: a hold released, a sale refunded in full", async () => {

@@ -171,6 +171,23 @@ describe("PATCH races through OCTO", () => {
     }
   });
 
+  it("a confirmation with other unit items and no e-mail racing a change of the contact: sold with the new contact", async () => {
+    const date = await openDay({ timeOpen: "09:00", timeClose: "14:00", entrySlotMinutes: 60, slotCapacity: 6 });
+    for (const time of ["09:00", "10:00", "11:00", "12:00", "13:00"]) {
+      const held = await ok<Booking>(await reserve(date, time, ["adult", "adult"], { contact: { emailAddress: "old@example.com", phoneNumber: "+1 555 0100" } }));
+      const [confirmation, contact] = await settled([
+        octo(`/bookings/${held.uuid}/confirm`, { json: { unitItems: adults(3), contact: { fullName: "Ada" } } }),
+        octo(`/bookings/${held.uuid}`, { method: "PATCH", json: { contact: { emailAddress: "new@example.com", phoneNumber: "+1 555 0199" } } }),
+      ]);
+      expect([confirmation!.status, contact!.status], JSON.stringify([confirmation, contact])).toEqual([200, 200]);
+      const after = await ok<Booking>(await octo(`/bookings/${held.uuid}`));
+      expect(after).toMatchObject({ status: "CONFIRMED", contact: { emailAddress: "new@example.com", phoneNumber: "+1 555 0199" } });
+      expect(after.unitItems).toHaveLength(3);
+      expect(await liveTickets(held.uuid)).toEqual({ count: 3, emails: ["new@example.com"] });
+      expect(await taken(date, time)).toEqual({ taken: 3, available: 3 });
+    }
+  });
+
   it("a change adding units racing /v1.1 purchases of the last places: never more than the capacity, each all or nothing", { timeout: 60_000 }, async () => {
     const date = await openDay({ capacity: 4 });
     for (let round = 0; round < 3; round++) {

@@ -75,19 +75,17 @@ export function setOrderBuyerContact(db: Db, orderId: string, seller: string, co
 }
 
 /**
- * Gives the tickets of the order `orderId` the buyer's contact that the
- * tickets of the order `from` carry when the statement runs: a held order's
- * new lines keep its buyer's, its former lines having been set aside on
- * `from` earlier in the batch (a change of contact made meanwhile included).
+ * The buyer's e-mail and phone that the tickets of the order `orderId` carry
+ * when the statement runs (SQL expressions): what a held order's new lines
+ * keep, its former lines set aside on `orderId` earlier in the batch (a
+ * change of contact made meanwhile included).
  */
-export function copyOrderBuyerContact(db: Db, from: string, orderId: string): Step<void> {
+export function buyerContactOf(orderId: string): { email: Sql; phone: Sql } {
   const buyer = orderBuyerContact(raw("tickets"));
-  return step(
-    db,
-    sql`UPDATE tickets SET (buyer_email, buyer_phone) = (SELECT ${buyer.email}, ${buyer.phone} FROM tickets WHERE order_id = ${from})
-         WHERE order_id = ${orderId}`,
-    read.nothing,
-  );
+  return {
+    email: sql`(SELECT ${buyer.email} FROM tickets WHERE order_id = ${orderId})`,
+    phone: sql`(SELECT ${buyer.phone} FROM tickets WHERE order_id = ${orderId})`,
+  };
 }
 
 /** Moves the tickets of the order `from` to the order `to` (their lines kept) while `allowed` (an SQL condition) holds. */

@@ -9,9 +9,9 @@ import { sqlAmount } from "../../platform/sql";
 import type { TicketLine, TicketType } from "../schemas";
 
 export type NewTicket = TicketLine & {
-  /** The buyer's e-mail; a held ticket may have none yet (its confirmation brings it). */
-  email: string | undefined;
-  phone?: string;
+  /** The buyer's e-mail (a value, or an SQL expression); a held ticket may have none yet (its confirmation brings it). */
+  email: string | Sql | undefined;
+  phone?: string | Sql;
   ticketId: string;
   confirmationCode: string;
   /** The price recorded on the ticket (an SQL expression, decided in the insert's own statement). */
