@@ -165,15 +165,10 @@ function daysOnSale(from: IsoDate, to: IsoDate, now: MuseumNow): { from: IsoDate
 /** The longest range a request may ask for: OCTO's year. */
 const MAX_RANGE_DAYS = 366;
 
-/** 400 for a range of a request's `localDateStart` and `localDateEnd` that ends before it starts. */
-export function checkRangeOrder(from: IsoDate, to: IsoDate): void {
+/** 400 for a range of a request's `localDateStart` and `localDateEnd` that ends before it starts or spans more than a year (of `what`). */
+export function checkRange(from: IsoDate, to: IsoDate, what: "availability" | "bookings"): void {
   if (to < from) throw new OctoError("BAD_REQUEST", "localDateEnd: Must not be before localDateStart.");
-}
-
-/** 400 for a range that ends before it starts or spans more than a year. */
-function checkRange(from: IsoDate, to: IsoDate): void {
-  checkRangeOrder(from, to);
-  if (to > addDays(from, MAX_RANGE_DAYS)) throw new OctoError("BAD_REQUEST", "localDateEnd: cannot request more than 1 year of availability.");
+  if (to > addDays(from, MAX_RANGE_DAYS)) throw new OctoError("BAD_REQUEST", `localDateEnd: cannot request more than 1 year of ${what}.`);
 }
 
 /** The product and option a request names, checked: general admission or an event (whose existence the days tell). */
@@ -217,7 +212,7 @@ export async function availabilitiesAsked(context: AvailabilityContext, body: Av
     wanted = new Set(points.map((point) => availabilityIdOf(context.timeZone, point!)));
   } else {
     [from, to] = [body.localDateStart!, body.localDateEnd!];
-    checkRange(from, to);
+    checkRange(from, to, "availability");
   }
   const range = daysOnSale(from, to, context.now);
   const days = range ? await salesOver(context.db, range.from, range.to, context.now) : [];
@@ -232,7 +227,7 @@ export async function calendarAsked(
   body: { productId: string; optionId: string; localDateStart: IsoDate; localDateEnd: IsoDate },
 ): Promise<AvailabilityCalendarDay[]> {
   const product = productAsked(body.productId, body.optionId);
-  checkRange(body.localDateStart, body.localDateEnd);
+  checkRange(body.localDateStart, body.localDateEnd, "availability");
   const range = daysOnSale(body.localDateStart, body.localDateEnd, context.now);
   const days = range ? await salesOver(context.db, range.from, range.to, context.now) : [];
   await checkEventKnown(context, product, days, body.productId);

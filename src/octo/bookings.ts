@@ -10,7 +10,7 @@ import type { Principal } from "../env";
 import { cancelOrderAtBoxOffice } from "../box-office/cancellation";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import type { Batch, Db } from "../platform/batch";
-import type { MuseumNow } from "../platform/dates";
+import type { IsoDate, MuseumNow } from "../platform/dates";
 import { confirmHeldOrder, extendHeldOrder } from "../sales/holds";
 import { addOrderRecordReads, changeOrderDetails, isHeldOrderLackingEmail, type OrderRecord, orderRecords } from "../sales/orders";
 import { OrderIdTaken, OrderNotHeld } from "../sales/order-write";
@@ -19,7 +19,7 @@ import { MAX_HOLD_MINUTES } from "../sales/schemas";
 import type { BuyerDetails, OrderSelector } from "../sales/statements";
 import type { TicketLine } from "../tickets/schemas";
 import type { CodeSigner } from "../ticket-image";
-import { checkRangeOrder, parseAvailabilityId } from "./availability";
+import { checkRange, parseAvailabilityId } from "./availability";
 import { bookingOf } from "./bookings-map";
 import { invalidAvailability, invalidBooking, invalidOption, invalidProduct, invalidUnit, OctoError, unprocessable } from "./errors";
 import { productRefOf } from "./products";
@@ -310,18 +310,31 @@ export function bookingByUuid(context: OctoContext, uuid: string): Promise<Booki
   return bookingNamed(context, orderIdOf(uuid));
 }
 
+/**
+ * The most bookings one answer by dates lists (OCTO has no pages): each is
+ * read with its tickets and each sold ticket's code signed, so an answer's
+ * work stays bounded. More is a 400 that asks for fewer days.
+ */
+const MAX_BOOKINGS_BY_DATES = 1_000;
+
 /** `GET /bookings`: this reseller's bookings by its reference, the supplier's reference (the order's code) or a date of their tickets. */
 export async function bookingsListed(context: OctoContext, query: BookingsQuery): Promise<Booking[]> {
+  const ticketDates = (from: IsoDate, to: IsoDate): OrderSelector => {
+    checkRange(from, to, "bookings");
+    return { ticketDates: { from, to }, first: MAX_BOOKINGS_BY_DATES + 1 };
+  };
   const selector: OrderSelector | null =
     query.resellerReference !== undefined ? { reference: query.resellerReference }
     : query.supplierReference !== undefined ? { confirmationCode: query.supplierReference.toLowerCase() }
-    : query.localDate !== undefined ? { ticketDates: { from: query.localDate, to: query.localDate } }
-    : query.localDateStart !== undefined && query.localDateEnd !== undefined ? { ticketDates: { from: query.localDateStart, to: query.localDateEnd } }
+    : query.localDate !== undefined ? ticketDates(query.localDate, query.localDate)
+    : query.localDateStart !== undefined && query.localDateEnd !== undefined ? ticketDates(query.localDateStart, query.localDateEnd)
     : null;
   if (!selector) {
     throw new OctoError("BAD_REQUEST", "Give resellerReference, supplierReference, localDate, or localDateStart and localDateEnd.");
   }
-  if ("ticketDates" in selector) checkRangeOrder(selector.ticketDates.from, selector.ticketDates.to);
   const records = await orderRecords(context.db, selector, context.principal, context.museumNow);
+  if (records.length > MAX_BOOKINGS_BY_DATES) {
+    throw new OctoError("BAD_REQUEST", `More than ${MAX_BOOKINGS_BY_DATES.toLocaleString("en-US")} bookings have tickets on these dates: ask for fewer days.`);
+  }
   return Promise.all(records.map((record) => mapRecord(context, record)));
 }

@@ -161,7 +161,7 @@ export const octoBookings = createRoute({
   tags: [TAG],
   summary: "Bookings by reseller reference, supplier reference or date",
   operationId: "getBookings",
-  description: "This reseller's bookings by `resellerReference`, by `supplierReference` (the order's code), by `localDate`, or by `localDateStart` and `localDateEnd` (the dates of their tickets, the end not before the start); one of them is required.",
+  description: "This reseller's bookings by `resellerReference`, by `supplierReference` (the order's code), by `localDate`, or by `localDateStart` and `localDateEnd` (the dates of their tickets, the end not before the start, at most a year apart); one of them is required. By dates, oldest first and at most 1,000 bookings: more is `BAD_REQUEST`, asking for fewer days.",
   request: { query: BookingsQuerySchema },
   responses: { 200: answer(z.array(BookingSchema), "The bookings, oldest first."), ...ERRORS },
 });

@@ -248,7 +248,8 @@ export type OrderSelector =
   | { orderId: string }
   | { reference: string }
   | { confirmationCode: string }
-  | { ticketDates: { from: IsoDate; to: IsoDate } };
+  /** The first `first` orders (oldest first) with a ticket dated in [from, to]. */
+  | { ticketDates: { from: IsoDate; to: IsoDate }; first: number };
 
 /**
  * The ids of the orders `selector` names among those sold by `seller` (null:
@@ -263,7 +264,8 @@ export function ordersSelected(selector: OrderSelector, seller: string | null): 
     return sql`SELECT order_id FROM orders WHERE confirmation_code = ${selector.confirmationCode} AND ${sold}`;
   }
   const { from, to } = selector.ticketDates;
-  return sql`SELECT order_id FROM orders WHERE order_id IN (${ordersWithTicketsIn(from, to)}) AND former_lines_of IS NULL AND ${sold}`;
+  return sql`SELECT order_id FROM orders WHERE order_id IN (${ordersWithTicketsIn(from, to)}) AND former_lines_of IS NULL AND ${sold}
+              ORDER BY created_at, rowid LIMIT ${selector.first}`;
 }
 
 /** The orders `selector` names among those sold by `seller` (null: by anyone), oldest first. */

@@ -299,10 +299,41 @@ describe("listing bookings", () => {
     expect(await listed(`supplierReference=${theirs.supplierReference}`, "other")).toEqual([theirs.uuid]);
   });
 
+  it("by dates, at most 1,000 in one answer, oldest first: one more is 400, asking for fewer days", { timeout: 60_000 }, async () => {
+    const date = await openDay();
+    // Sold by the sale, a thousand bookings would take minutes: written straight, one ticket each, as the sale writes them.
+    const write = async (count: number): Promise<string[]> => {
+      const ids = Array.from({ length: count }, () => crypto.randomUUID());
+      const rows = JSON.stringify(ids);
+      await env.DB.batch([
+        env.DB.prepare("INSERT INTO orders (order_id, sold_by, status, confirmation_code) SELECT value, ?1, 'confirmed', lower(hex(randomblob(8))) FROM json_each(?2)").bind(KEYS.reseller.account, rows),
+        env.DB.prepare(
+          `INSERT INTO tickets (ticket_id, ticket_type, ticket_date, category, confirmation_code, buyer_email, price_cents, sold_by, order_id, order_line)
+           SELECT value, 'general', ?3, 'adult', 'ticket-general-' || lower(hex(randomblob(8))), 'crowd@example.com', 2500, ?1, value, 0 FROM json_each(?2)`,
+        ).bind(KEYS.reseller.account, rows, date),
+      ]);
+      return ids;
+    };
+    const thousand = await write(1_000);
+    const all = await ok<Booking[]>(await octo(`/bookings?localDate=${date}`));
+    expect(uuids(all)).toEqual(thousand);
+    expect(all.every((booking) => booking.status === "CONFIRMED" && booking.unitItems[0]!.ticket.deliveryOptions.length === 1)).toBe(true);
+    await write(1);
+    for (const query of [`localDate=${date}`, `localDateStart=${plusDays(date, -3)}&localDateEnd=${plusDays(date, 3)}`]) {
+      const refused = await expectOctoError(await octo(`/bookings?${query}`), 400, "BAD_REQUEST");
+      expect(refused.errorMessage).toBe("More than 1,000 bookings have tickets on these dates: ask for fewer days.");
+    }
+    // Another reseller has none of them.
+    expect(await listed(`localDate=${date}`, "other")).toEqual([]);
+  });
+
   it("refuses a range that ends before it starts, a malformed date and a query naming nothing, in OCTO's shape", async () => {
     const date = freshDay();
     const badRequest = async (query: string) => (await expectOctoError(await octo(`/bookings?${query}`), 400, "BAD_REQUEST")).errorMessage;
     expect(await badRequest(`localDateStart=${date}&localDateEnd=${plusDays(date, -1)}`)).toMatch(/localDateEnd/);
+    // A year at most: 366 days after the start is the last end.
+    expect(await badRequest(`localDateStart=${date}&localDateEnd=${plusDays(date, 367)}`)).toBe("localDateEnd: cannot request more than 1 year of bookings.");
+    expect(await listed(`localDateStart=${date}&localDateEnd=${plusDays(date, 366)}`)).toEqual([]);
     for (const bad of ["2026-13-01", "2026-02-30", "2026-1-05", "tomorrow", ""]) {
       expect(await badRequest(`localDateStart=${bad}&localDateEnd=${date}`), bad).toMatch(/localDateStart/);
       expect(await badRequest(`localDateStart=${date}&localDateEnd=${bad}`), bad).toMatch(/localDateEnd/);
