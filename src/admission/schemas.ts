@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
-import { eventName } from "../events/statements";
 import { DateSchema, ProblemSchema, TimeSchema, UuidSchema } from "../http/openapi";
 import { FeedNextSchema } from "../tickets/feed";
 import { isIsoDate } from "../platform/dates";

@@ -150,7 +150,6 @@ export const PutHoursExceptionRequestSchema = withFieldRules(
     description: "A closure (`closed: true`) or special hours for one date.",
     example: { closed: true, reason: "New Year's Day" },
   });
-type PutHoursExceptionRequest = z.infer<typeof PutHoursExceptionRequestSchema>;
 
 export const HoursExceptionSchema = z
   .object({

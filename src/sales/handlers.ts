@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { eventName } from "../events/statements";
 import type { AppRouteHandler } from "../http/types";
 import { readFresh } from "../platform/fresh-read";
 import { amountOf, totalOf } from "../platform/money";

@@ -4,7 +4,6 @@
 // tickets again under the sale's own conditions (conditions.ts).
 import sql, { raw } from "sql-template-tag";
 import type { Principal } from "../env";
-import { validationProblem } from "../http/errors";
 import { PROBLEM_TYPES, ProblemError } from "../http/problem";
 import { addKeyCompletion, keyStillInProgress, runKeyed } from "../idempotency/keys";
 import { claimAnswered, claimHeld, type IdempotencyClaimHeld } from "../idempotency/statements";

@@ -1,16 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { CategoryIdSchema } from "../categories/schemas";
 import { EventIdSchema } from "../events/schemas";
-import { eventName } from "../events/statements";
 import { type FieldRule, withFieldRules } from "../http/field-rules";
 import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
-import { ConfirmationCodeSchema, CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, type TicketType, TicketTypeSchema, Timestamp } from "../tickets/schemas";
+import { ConfirmationCodeSchema, CurrencySchema, EmailSchema, PhoneSchema, Price, TicketIdSchema, TicketLineSchema, TicketStatusSchema, TicketTypeSchema, Timestamp } from "../tickets/schemas";
 
 const ContactSchema = z.object({ email: z.string(), phone: z.string().optional() });
 
 /** A valid purchase of one ticket: a line and the buyer's contact. */
 const PurchaseSchema = z.intersection(TicketLineSchema, ContactSchema);
-type Purchase = z.infer<typeof PurchaseSchema>;
 
 /** The fields that say which ticket is bought, as a request sends them. */
 const lineFields = {
@@ -234,7 +232,6 @@ export const OrderRequestSchema = withFieldRules(
   }),
   [{ requiredUnless: "email", other: "holdMinutes", message: "Required unless the order is held (holdMinutes)." }],
 ).openapi("OrderRequest", { description: "Several tickets for one buyer, bought in one purchase, or held while the buyer pays." });
-type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 const OrderIdSchema = UuidSchema.openapi("OrderId", {
   description: "Unique identifier of an order.",

@@ -74,6 +74,7 @@ export function advanceWidth(text: string, style: TextStyle): number {
 
 /**
  * Estimated rendered width in pixels: the advance widths plus a safety margin.
+ * @internal (for tests)
  */
 export function textWidth(text: string, style: TextStyle): number {
   return advanceWidth(text, style) * WIDTH_SAFETY;

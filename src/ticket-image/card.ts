@@ -5,7 +5,7 @@
  * fonts, no wasm): render.ts rasterises it, QR code included.
  */
 import QRCode from "qrcode-svg";
-import { cleanText, ellipsize, escapeXml, formatTicketDate, textWidth, wrapText, type TextStyle } from "./card-text";
+import { cleanText, ellipsize, escapeXml, formatTicketDate, wrapText, type TextStyle } from "./card-text";
 import { CODE_FONT_FAMILY, FONT_FAMILY } from "./font-metrics";
 import type { TicketType } from "../tickets/schemas";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EventIdSchema } from "../events/schemas";
-import { DateSchema, textField, TimeSchema, UuidSchema } from "../http/openapi";
+import { DateSchema, TimeSchema, UuidSchema } from "../http/openapi";
 
 export const TicketTypeSchema = z
   .enum(["event", "general"], { error: "Must be 'general' or 'event'." })

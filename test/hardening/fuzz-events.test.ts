@@ -9,7 +9,6 @@ import {
   date,
   expectSome,
   fuzz,
-  headers,
   isoDay,
   oddNumber,
   oddString,

@@ -10,7 +10,6 @@ import {
   date,
   expectSome,
   fuzz,
-  headers,
   isoDay,
   oddString,
   oddText,

@@ -2,7 +2,7 @@
 // methods and paths (see ./fuzz.ts for the invariants).
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, it } from "vitest";
 import { api, createEvent, plusDays, todayInZone } from "../support/helpers";
 import {
   PROPERTY_TIMEOUT_MS,
@@ -11,7 +11,6 @@ import {
   date,
   expectSome,
   fuzz,
-  headers,
   oddString,
   optionalHeader,
   query,

@@ -352,7 +352,7 @@ const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
 );
 
 /** Headers the service reads, with odd values now and then. */
-export function headers(extra: Record<string, fc.Arbitrary<string | undefined>> = {}): fc.Arbitrary<Record<string, string>> {
+function headers(extra: Record<string, fc.Arbitrary<string | undefined>> = {}): fc.Arbitrary<Record<string, string>> {
   const model: Record<string, fc.Arbitrary<string | undefined>> = {
     Authorization: authorization,
     "Content-Type": contentType,

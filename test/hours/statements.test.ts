@@ -15,7 +15,6 @@ import { ticketsFollowing } from "../../src/tickets/follow";
 
 // A year no other test touches.
 const FIRST = "3100-01-01";
-const LAST = "3100-12-31";
 const DAYS = Array.from({ length: 365 }, (_, i) => addDays(FIRST, i));
 // The tickets' part of a change of the hours, as app.ts hands it to the hours.
 const tickets = ticketsFollowing(forgetTicketLookups).hours;

@@ -1,7 +1,7 @@
 // Free-text fields (src/http/openapi.ts textField) refuse control and
 // bidirectional-control characters, on create and on PATCH.
 import { describe, expect, it } from "vitest";
-import { api, createEvent, eventBody, expectProblem, expectValidationError } from "../support/helpers";
+import { api, createEvent, eventBody, expectValidationError } from "../support/helpers";
 
 describe("text fields refuse control and bidirectional-control characters", () => {
   const REFUSED_EVERYWHERE = ["\u0000", "\u0007", "\u001b", "\u007f", "\u0085", "\u009f", "\u202a", "\u202e", "\u2066", "\u2069", "\r"];

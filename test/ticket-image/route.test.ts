@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { IMAGE_MEMORY_TTL_MS, verifyTicketCode } from "../../src/ticket-image";
 import { workerCodeKeys } from "../support/ticket-codes";
