@@ -36,7 +36,11 @@ export function heldOrderLacksEmail(): ProblemError {
 
 /** True for `heldOrderLacksEmail`'s problem. */
 export function isHeldOrderLackingEmail(error: unknown): boolean {
-  return error instanceof ProblemError && error.problem.type === PROBLEM_TYPES.validation && error.problem.errors?.some((e) => e.path === LACKS_EMAIL.path) === true;
+  return (
+    error instanceof ProblemError &&
+    error.problem.type === PROBLEM_TYPES.validation &&
+    error.problem.errors?.some((e) => e.path === LACKS_EMAIL.path && e.message === LACKS_EMAIL.message) === true
+  );
 }
 
 export function orderNotFound(orderId: string): ProblemError {

@@ -11,10 +11,10 @@ import { Batch, type Db, GuardRaced, runStep } from "../platform/batch";
 import type { MuseumNow } from "../platform/dates";
 import { log } from "../platform/log";
 import { sqlNowShiftedSeconds } from "../platform/sql";
-import { isDuplicateReference, isOrderCodeClash, isOrderIdTaken, type OrderRow } from "./statements";
+import { isDuplicateReference, isOrderCodeClash, isOrderIdTaken, type OrderRow, selectHoldState } from "./statements";
 import { duplicateReference, heldOrderLacksEmail } from "./orders";
 import type { TicketLine, TicketType } from "../tickets/schemas";
-import { alignOrderHold, orderHoldEnd, orderLacksEmail, selectOrderLacksEmail } from "../tickets/statements/holds";
+import { alignOrderHold, orderHoldEnd, orderLacksEmail } from "../tickets/statements/holds";
 import { requestLineColumns, requestLines } from "../tickets/statements/lines";
 import { buyerContactOf } from "../tickets/statements/orders";
 import { insertTicket, ticketExists, ticketsWritten, withRecordedPrices } from "../tickets/statements/sale";
@@ -155,7 +155,9 @@ async function writeSale<Answer>(
   const keepsContact = formerLines !== undefined && request.email === undefined;
   const contact = keepsContact ? buyerContactOf(formerLines) : { email: request.email, phone: request.phone };
   if (keepsContact && !held) {
-    batch.guard(orderLacksEmail(formerLines), async () => ((await runStep(selectOrderLacksEmail(db, sale.orderId!))) ? heldOrderLacksEmail() : null));
+    batch.guard(orderLacksEmail(formerLines), async () =>
+      (await runStep(selectHoldState(db, sale.orderId!, context.soldBy))).lacksEmail ? heldOrderLacksEmail() : null,
+    );
   }
   const all = requestLines(lines);
   const written = sale.tickets.map((ticket, i) => {

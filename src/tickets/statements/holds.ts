@@ -66,11 +66,6 @@ export function orderLacksEmail(orderId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets WHERE order_id = ${orderId} AND buyer_email IS NULL)`;
 }
 
-/** Whether the held order `orderId` has a ticket without the buyer's e-mail (`orderLacksEmail`), read now. */
-export function selectOrderLacksEmail(db: Db, orderId: string): Step<boolean> {
-  return step(db, sql`SELECT ${orderLacksEmail(orderId)} AS lacks`, (result) => Boolean(read.first<{ lacks: number }>()(result)?.lacks));
-}
-
 /** True when some ticket `t` of the order `orderId` fails `sellable` (an SQL condition on `t`). */
 export function anyOrderTicketFails(orderId: string, sellable: Sql): Sql {
   return sql`EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = ${orderId} AND NOT ${sellable})`;
